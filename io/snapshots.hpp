@@ -1,0 +1,44 @@
+// snapshots.h5 + snapshots.xmf (DESIGN.md §7): dataset /p float32 [nsnap][nz][ny][nx],
+// chunked one snapshot per chunk, extendible along the first axis; dataset /time [nsnap]
+// (float64, s); root attributes spacing [3] and origin [3] in (z, y, x) order (metres, of the
+// written samples, decimation included), decimation [3] in (z, y, x) order, complete (0/1).
+// Written as <path>.partial; finish() sets complete = 1, renames, and writes the XDMF file
+// (<path> with extension .xmf) that ParaView opens with the right geometry and times.
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+
+namespace seisfd::io {
+
+struct SnapshotGeometry {
+  int nz = 0, ny = 0, nx = 0;             // samples written per snapshot
+  std::array<double, 3> spacing{};        // (z, y, x), m
+  std::array<double, 3> origin{};         // (z, y, x), m
+  std::array<int, 3> decimation{1, 1, 1}; // (z, y, x)
+};
+
+class SnapshotWriter {
+ public:
+  SnapshotWriter(const std::string& path, const SnapshotGeometry& g);
+  ~SnapshotWriter();
+  SnapshotWriter(const SnapshotWriter&) = delete;
+  SnapshotWriter& operator=(const SnapshotWriter&) = delete;
+
+  // data: nz*ny*nx floats, C order.
+  void append(double time, const float* data);
+  int count() const;
+  void finish();
+  const std::string& final_path() const { return path_; }
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string path_;
+};
+
+// Writes the XDMF description of a snapshots file (called by finish(); public for tests).
+void write_snapshots_xdmf(const std::string& xmf_path, const std::string& h5_name,
+                          const SnapshotGeometry& g, const double* times, int nsnap);
+
+}  // namespace seisfd::io

@@ -1,0 +1,150 @@
+// RunConfig: the validated content of a config file. Parsing and validation live in
+// config_toml.cpp / config_validate.cpp; every field here has been range-checked when a
+// RunConfig leaves parse_config(). Coordinates are (x, y, z) in metres, z positive down.
+#pragma once
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace seisfd {
+
+using Vec3 = std::array<double, 3>;  // (x, y, z), metres
+
+// A user error in the config: names the key, and the file and line where known.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string key, const std::string& message, std::string source = {}, int line = 0);
+  const std::string& key() const { return key_; }
+  const std::string& source() const { return source_; }
+  int line() const { return line_; }
+
+ private:
+  std::string key_;
+  std::string source_;
+  int line_;
+};
+
+struct GridConfig {
+  int nx = 0, ny = 0, nz = 0;              // physical cells per axis
+  double dx = 0, dy = 0, dz = 0;           // spacing, m
+  Vec3 origin{0.0, 0.0, 0.0};              // position of physical cell (0,0,0), m
+};
+
+enum class ModelType { kConstant, kLayered, kSalt, kFile };
+
+struct ModelConfig {
+  ModelType type = ModelType::kConstant;
+  double vp = 0;                           // constant: velocity, m/s
+  std::vector<double> interfaces;          // layered: depth of the top of each layer, m (first = 0 or above top)
+  std::vector<double> velocities;          // layered: one velocity per layer, m/s
+  std::string path;                        // file: HDF5 file (resolved relative to the config file)
+  std::string dataset = "vp";              // file: dataset name
+};
+
+enum class Equation { kAcoustic };
+
+struct PhysicsConfig {
+  Equation equation = Equation::kAcoustic;
+  int order = 8;                           // even, 2..16
+};
+
+struct TimeConfig {
+  double duration = 0;                     // s, > 0
+  std::optional<double> dt;                // s; absent: courant x stability bound
+  double courant = 0.9;                    // (0, 1]
+};
+
+enum class WaveletType { kRicker, kFile };
+enum class PointInterp { kSinc, kTrilinear };  // Kaiser-windowed sinc (Hicks 2002, radius 4) or trilinear
+
+struct SourceConfig {
+  Vec3 position{0.0, 0.0, 0.0};
+  WaveletType wavelet = WaveletType::kRicker;
+  double frequency = 0;                    // ricker: peak frequency, Hz
+  std::optional<double> delay;             // ricker: time of the peak, s (default 1.5 / frequency)
+  double amplitude = 1.0;
+  std::string file;                        // file: one sample per line ('#' comments)
+  double file_dt = 0;                      // file: its sample interval, s
+  PointInterp injection = PointInterp::kSinc;
+};
+
+enum class ReceiverLayout { kLine, kGrid, kFile };
+
+struct ReceiverConfig {
+  ReceiverLayout layout = ReceiverLayout::kLine;
+  Vec3 start{0.0, 0.0, 0.0};               // line: first receiver; grid: corner
+  Vec3 end{0.0, 0.0, 0.0};                 // line: last receiver; grid: opposite corner (same z)
+  std::array<int, 2> count{1, 1};          // line: count[0] receivers; grid: count[0] along x, count[1] along y
+  std::string file;                        // file: one "x y z" per line ('#' comments)
+  PointInterp interpolation = PointInterp::kSinc;
+};
+
+enum class BoundaryType { kNone, kSponge };
+
+struct BoundaryConfig {
+  BoundaryType type = BoundaryType::kSponge;
+  int width = 20;                          // absorbing cells per face (0 for none)
+  double reflection = 1e-3;                // sponge: target reflection coefficient at normal incidence
+  bool free_surface = false;               // pressure-release top at z = origin z
+};
+
+struct SnapshotConfig {
+  bool enabled = false;
+  double interval = 0;                     // s; rounded to a whole number of steps
+  std::array<int, 3> decimation{1, 1, 1};  // (x, y, z) keep every n-th cell
+  std::optional<std::array<Vec3, 2>> box;  // sub-volume (min, max corners), default whole domain
+};
+
+struct OutputConfig {
+  std::string directory = "seisfd_out";    // resolved relative to the current directory
+  bool gathers = true;
+  std::optional<double> sample_interval;   // s; gather sampling (default dt); dt is rounded so it divides evenly
+  SnapshotConfig snapshots;
+};
+
+enum class Backend { kAuto, kCpu, kCuda };
+enum class Precision { kFp32, kFp64 };
+
+struct KernelConfig {
+  Backend backend = Backend::kAuto;
+  std::string variant = "auto";            // registry name, e.g. "acoustic/o8/naive", or "auto"
+  Precision precision = Precision::kFp32;  // cpu backend only; cuda is fp32
+  int diagnostics_interval = 10;           // steps between NaN/energy checks
+};
+
+struct RunConfig {
+  std::string source_path;                 // the config file ("" when built in code)
+  GridConfig grid;
+  ModelConfig model;
+  PhysicsConfig physics;
+  TimeConfig time;
+  SourceConfig source;
+  ReceiverConfig receivers;
+  BoundaryConfig boundary;
+  OutputConfig output;
+  KernelConfig kernel;
+};
+
+// Parses TOML text (source names it in errors) and applies "section.key=value" overrides
+// (values in TOML syntax; a bare word is taken as a string). Throws ConfigError.
+RunConfig parse_config(const std::string& text, const std::string& source,
+                       const std::vector<std::string>& overrides = {});
+RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// The resolved config as TOML text (every key, defaults filled in) and as JSON text.
+std::string config_to_toml(const RunConfig& c);
+std::string config_to_json(const RunConfig& c);
+
+// Names used in configs and messages.
+const char* to_string(ModelType);
+const char* to_string(Equation);
+const char* to_string(WaveletType);
+const char* to_string(PointInterp);
+const char* to_string(ReceiverLayout);
+const char* to_string(BoundaryType);
+const char* to_string(Backend);
+const char* to_string(Precision);
+
+}  // namespace seisfd
