@@ -12,4 +12,9 @@ void write_text_atomic(const std::string& path, const std::string& text);
 // the --overwrite flag.
 void prepare_output_directory(const std::string& dir, bool overwrite);
 
+namespace detail {
+// std::rename(from, to), replacing an existing `to`; throws IoError naming both on failure.
+void rename_file(const std::string& from, const std::string& to);
+}  // namespace detail
+
 }  // namespace seisfd::io

@@ -1,8 +1,10 @@
-// gathers.h5 (DESIGN.md §7): one group per shot /shot_NNNN with dataset p float32
+// gathers.h5 (DESIGN.md §7): one group per shot /shot_NNNN (NNNN = shot index, zero-padded
+// to 4 digits; 10000 and above simply get more digits) with dataset p float32
 // [nreceivers][nt], receivers float64 [nreceivers][3] (x, y, z in m), attributes source [3],
-// dt, t0, units. Written as <path>.partial with root attribute complete = 0; finish() sets
+// dt, t0, units. Root attributes: format = "seisfd-gathers-1", complete (0/1).
+// Written as <path>.partial with complete = 0, flushed after every shot; finish() sets
 // complete = 1 and renames to <path>. A writer destroyed before finish() leaves the .partial
-// file with complete = 0.
+// file with complete = 0. Writing the same shot twice is an IoError.
 #pragma once
 #include <array>
 #include <memory>

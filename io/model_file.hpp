@@ -1,5 +1,6 @@
 // Model volumes from HDF5: a float dataset of shape [nz][ny][nx] (float32 or float64 on disk,
-// read as float32). Errors name the file, the dataset, and both shapes when they differ.
+// read as float32). Errors (IoError) name the file, the dataset, and both shapes when they
+// differ; they start with "model.path: ", the config key that names the file.
 #pragma once
 #include <array>
 #include <string>

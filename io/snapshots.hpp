@@ -1,9 +1,14 @@
-// snapshots.h5 + snapshots.xmf (DESIGN.md §7): dataset /p float32 [nsnap][nz][ny][nx],
-// chunked one snapshot per chunk, extendible along the first axis; dataset /time [nsnap]
-// (float64, s); root attributes spacing [3] and origin [3] in (z, y, x) order (metres, of the
-// written samples, decimation included), decimation [3] in (z, y, x) order, complete (0/1).
-// Written as <path>.partial; finish() sets complete = 1, renames, and writes the XDMF file
-// (<path> with extension .xmf) that ParaView opens with the right geometry and times.
+// snapshots.h5 + snapshots.xmf (DESIGN.md §7): dataset /p float32 [nsnap][nz][ny][nx]
+// (attribute units = "Pa"), chunked one snapshot per chunk, extendible along the first axis;
+// dataset /time [nsnap] (float64, s); root attributes spacing [3] and origin [3] in (z, y, x)
+// order (metres, of the written samples, decimation included), decimation [3] in (z, y, x)
+// order, axis_order = "z,y,x", complete (0/1).
+// A snapshot larger than HDF5's chunk limit (4 GiB) is chunked [1][k][ny][nx] with the largest
+// k that fits (and, only if one x-y plane is itself too large, rows are split the same way).
+// Written as <path>.partial; append() flushes, so a reader can follow a running job.
+// finish() sets complete = 1, renames, and writes the XDMF file (<path> with extension .xmf)
+// that ParaView opens with the right geometry and times. A writer destroyed before finish()
+// leaves the .partial file with complete = 0 and writes no XDMF.
 #pragma once
 #include <array>
 #include <memory>
@@ -12,10 +17,10 @@
 namespace seisfd::io {
 
 struct SnapshotGeometry {
-  int nz = 0, ny = 0, nx = 0;             // samples written per snapshot
-  std::array<double, 3> spacing{};        // (z, y, x), m
-  std::array<double, 3> origin{};         // (z, y, x), m
-  std::array<int, 3> decimation{1, 1, 1}; // (z, y, x)
+  int nz = 0, ny = 0, nx = 0;              // samples written per snapshot
+  std::array<double, 3> spacing{};         // (z, y, x), m
+  std::array<double, 3> origin{};          // (z, y, x), m
+  std::array<int, 3> decimation{1, 1, 1};  // (z, y, x)
 };
 
 class SnapshotWriter {
@@ -37,7 +42,9 @@ class SnapshotWriter {
   std::string path_;
 };
 
-// Writes the XDMF description of a snapshots file (called by finish(); public for tests).
+// Writes the XDMF 2 description of a snapshots file (called by finish(); public for tests):
+// a temporal collection with one 3DCoRectMesh grid per snapshot reading /p of h5_name (a
+// path relative to the .xmf, normally the bare file name) through a HyperSlab.
 void write_snapshots_xdmf(const std::string& xmf_path, const std::string& h5_name,
                           const SnapshotGeometry& g, const double* times, int nsnap);
 

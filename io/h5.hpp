@@ -1,0 +1,96 @@
+// Move-only owners for HDF5 handles and a checked-call macro. Private to io/ and tests: the
+// rest of seisfd never sees hid_t. Only the HDF5 C API is used.
+#pragma once
+#include <hdf5.h>
+
+#include <cstddef>
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "io/error.hpp"
+
+namespace seisfd::io::h5 {
+
+// Turns off HDF5's automatic printing of its error stack on the calling thread, so errors
+// reach the user only through IoError. The Debian library is thread-safe, which makes the
+// setting per thread; call at every io entry point (it is cheap after the first time).
+void silence_errors();
+
+// The current thread's HDF5 error stack as one line: the failing API call's description and
+// the innermost (most specific) one. Empty when the stack is empty.
+std::string error_stack_message();
+
+// Throws IoError("HDF5 call <expr> failed at <file>:<line>: <stack>").
+[[noreturn]] void throw_error(const char* expr, const char* file, int line);
+
+// hid_t (invalid < 0), herr_t (failure < 0) and htri_t (failure < 0) share the convention.
+template <typename T>
+T check(T result, const char* expr, const char* file, int line) {
+  if (result < 0) throw_error(expr, file, line);
+  return result;
+}
+
+// An owned hid_t closed by Close. close() reports a failed close (e.g. a file whose final
+// flush fails); the destructor ignores it, since destructors never throw.
+template <herr_t (*Close)(hid_t)>
+class Handle {
+ public:
+  Handle() = default;
+  explicit Handle(hid_t id) : id_(id) {}
+  ~Handle() { reset(); }
+  Handle(Handle&& o) noexcept : id_(std::exchange(o.id_, H5I_INVALID_HID)) {}
+  Handle& operator=(Handle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      id_ = std::exchange(o.id_, H5I_INVALID_HID);
+    }
+    return *this;
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  void reset() noexcept {
+    if (id_ >= 0) Close(id_);
+    id_ = H5I_INVALID_HID;
+  }
+  // Closes now and returns the HDF5 status, so callers can H5_CHECK it.
+  herr_t close() {
+    const herr_t status = id_ >= 0 ? Close(id_) : 0;
+    id_ = H5I_INVALID_HID;
+    return status;
+  }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+};
+
+using File = Handle<H5Fclose>;
+using Group = Handle<H5Gclose>;
+using Dataset = Handle<H5Dclose>;
+using Dataspace = Handle<H5Sclose>;
+using Attribute = Handle<H5Aclose>;
+using PropList = Handle<H5Pclose>;
+using Datatype = Handle<H5Tclose>;
+
+// A simple dataspace of the given shape; an empty shape gives a scalar dataspace.
+Dataspace make_space(std::initializer_list<hsize_t> dims);
+
+// Writes (creating, or overwriting when it already exists with the same shape) an attribute.
+// file_type is the on-disk type (H5T_IEEE_F64LE, H5T_STD_I32LE, ...), mem_type the type of
+// data. An empty shape writes a scalar.
+void write_attribute(hid_t obj, const char* name, hid_t file_type, hid_t mem_type, const void* data,
+                     std::initializer_list<hsize_t> dims);
+void write_attribute(hid_t obj, const char* name, int value);
+void write_attribute(hid_t obj, const char* name, double value);
+// A fixed-length, null-terminated ASCII string (what h5py, h5dump and ParaView all read).
+void write_attribute(hid_t obj, const char* name, const std::string& value);
+
+}  // namespace seisfd::io::h5
+
+// Evaluates an HDF5 C call once; throws IoError carrying the call text, file, line and the
+// HDF5 error stack if it returns a negative value; otherwise yields the value (an id or
+// status), so `h5::File f{H5_CHECK(H5Fopen(...))};` works.
+#define H5_CHECK(expr) ::seisfd::io::h5::check((expr), #expr, __FILE__, __LINE__)

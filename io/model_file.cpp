@@ -1,0 +1,92 @@
+#include "io/model_file.hpp"
+
+#include <filesystem>
+
+#include "io/error.hpp"
+#include "io/h5.hpp"
+
+namespace seisfd::io {
+
+namespace {
+
+// Model volumes come from the model.path config key; messages start with it so the user
+// knows which setting to fix.
+constexpr const char* kKey = "model.path: ";
+
+std::string shape_string(const hsize_t* dims, int rank) {
+  std::string s;
+  for (int i = 0; i < rank; ++i) s += "[" + std::to_string(dims[i]) + "]";
+  return s;
+}
+
+}  // namespace
+
+std::vector<float> read_volume(const std::string& path, const std::string& dataset,
+                               const std::array<int, 3>& expected_zyx) {
+  h5::silence_errors();
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw IoError(std::string(kKey) + "model file '" + path + "' does not exist");
+  }
+  if (H5Fis_hdf5(path.c_str()) <= 0) {
+    throw IoError(std::string(kKey) + "'" + path + "' is not an HDF5 file");
+  }
+  const std::string where = "dataset '" + dataset + "' in '" + path + "'";
+  try {
+    const h5::File file{H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT))};
+    // H5Lexists fails (< 0) when a group on the way ("a" in "a/b") is missing, and
+    // H5Oexists_by_name catches a dangling link: all of these mean the dataset is absent.
+    if (dataset.empty() || H5Lexists(file.get(), dataset.c_str(), H5P_DEFAULT) <= 0 ||
+        H5Oexists_by_name(file.get(), dataset.c_str(), H5P_DEFAULT) <= 0) {
+      throw IoError(std::string(kKey) + "no " + where);
+    }
+    const h5::Dataset dset{H5_CHECK(H5Dopen2(file.get(), dataset.c_str(), H5P_DEFAULT))};
+    const h5::Dataspace space{H5_CHECK(H5Dget_space(dset.get()))};
+    const int rank = H5_CHECK(H5Sget_simple_extent_ndims(space.get()));
+    const hsize_t want[3] = {hsize_t(expected_zyx[0]), hsize_t(expected_zyx[1]),
+                             hsize_t(expected_zyx[2])};
+    if (rank != 3) {
+      throw IoError(std::string(kKey) + where + " has rank " + std::to_string(rank) +
+                    " but the grid needs a 3D array " + shape_string(want, 3) + " (z,y,x)");
+    }
+    hsize_t dims[3] = {0, 0, 0};
+    H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims, nullptr));
+    if (dims[0] != want[0] || dims[1] != want[1] || dims[2] != want[2]) {
+      throw IoError(std::string(kKey) + where + " has shape " + shape_string(dims, 3) +
+                    " (z,y,x) but the grid needs " + shape_string(want, 3));
+    }
+    const h5::Datatype type{H5_CHECK(H5Dget_type(dset.get()))};
+    if (H5_CHECK(H5Tget_class(type.get())) != H5T_FLOAT) {
+      throw IoError(std::string(kKey) + where + " is not a floating-point array");
+    }
+    std::vector<float> out(dims[0] * dims[1] * dims[2]);
+    // HDF5 converts float64 (or big-endian) data on disk to native float on the way in.
+    H5_CHECK(H5Dread(dset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()));
+    return out;
+  } catch (const IoError& e) {
+    const std::string what = e.what();
+    if (what.rfind(kKey, 0) == 0) throw;
+    throw IoError(std::string(kKey) + "reading " + where + ": " + what);
+  }
+}
+
+void write_volume(const std::string& path, const std::string& dataset,
+                  const std::array<int, 3>& zyx, const float* data) {
+  h5::silence_errors();
+  if (zyx[0] <= 0 || zyx[1] <= 0 || zyx[2] <= 0 || data == nullptr) {
+    throw IoError("write_volume '" + path + "': shape must be positive, with data");
+  }
+  try {
+    h5::File file{H5_CHECK(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT))};
+    const h5::Dataspace space = h5::make_space({hsize_t(zyx[0]), hsize_t(zyx[1]), hsize_t(zyx[2])});
+    h5::Dataset dset{H5_CHECK(H5Dcreate2(file.get(), dataset.c_str(), H5T_IEEE_F32LE, space.get(),
+                                         H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))};
+    H5_CHECK(H5Dwrite(dset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, data));
+    H5_CHECK(dset.close());
+    H5_CHECK(file.close());
+  } catch (const IoError& e) {
+    throw IoError("write_volume '" + path + "' dataset '" + dataset + "': " + e.what());
+  }
+}
+
+}  // namespace seisfd::io
