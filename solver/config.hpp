@@ -1,6 +1,7 @@
 // RunConfig: the validated content of a config file. Parsing and validation live in
-// config_toml.cpp / config_validate.cpp; every field here has been range-checked when a
-// RunConfig leaves parse_config(). Coordinates are (x, y, z) in metres, z positive down.
+// config_toml.cpp and config_{reader,sections,output}.cpp; every field here has been
+// range-checked when a RunConfig leaves parse_config(). Coordinates are (x, y, z) in metres,
+// z positive down.
 #pragma once
 #include <array>
 #include <optional>
@@ -77,6 +78,7 @@ struct ReceiverConfig {
   Vec3 start{0.0, 0.0, 0.0};               // line: first receiver; grid: corner
   Vec3 end{0.0, 0.0, 0.0};                 // line: last receiver; grid: opposite corner (same z)
   std::array<int, 2> count{1, 1};          // line: count[0] receivers; grid: count[0] along x, count[1] along y
+                                           // {0, 0} (layout line): the config has no [receivers]
   std::string file;                        // file: one "x y z" per line ('#' comments)
   PointInterp interpolation = PointInterp::kSinc;
 };

@@ -1,0 +1,274 @@
+// ConfigError, enum names, and the resolved config written back as TOML and JSON.
+#include "solver/config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+
+#include "solver/config_text.hpp"
+
+namespace seisfd {
+namespace {
+
+using config_detail::toml_float;
+using config_detail::toml_string;
+
+// SOURCE:LINE: KEY: MESSAGE, leaving out the parts that are empty or 0.
+std::string format_error(const std::string& key, const std::string& message,
+                         const std::string& source, int line) {
+  std::string out;
+  if (!source.empty()) out += source + ":";
+  if (line > 0) out += std::to_string(line) + ":";
+  if (!out.empty()) out += " ";
+  if (!key.empty()) out += key + ": ";
+  return out + message;
+}
+
+std::string toml_vec(const Vec3& v) {
+  return "[" + toml_float(v[0]) + ", " + toml_float(v[1]) + ", " + toml_float(v[2]) + "]";
+}
+
+template <class T>
+std::string toml_list(const T& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) out += ", ";
+    if constexpr (std::is_floating_point_v<typename T::value_type>) {
+      out += toml_float(values[i]);
+    } else {
+      out += std::to_string(values[i]);
+    }
+  }
+  return out + "]";
+}
+
+const char* toml_bool(bool b) {
+  return b ? "true" : "false";
+}
+
+}  // namespace
+
+ConfigError::ConfigError(std::string key, const std::string& message, std::string source, int line)
+    : std::runtime_error(format_error(key, message, source, line)),
+      key_(std::move(key)),
+      source_(std::move(source)),
+      line_(line) {}
+
+const char* to_string(ModelType t) {
+  switch (t) {
+    case ModelType::kConstant:
+      return "constant";
+    case ModelType::kLayered:
+      return "layered";
+    case ModelType::kSalt:
+      return "salt";
+    case ModelType::kFile:
+      return "file";
+  }
+  return "?";
+}
+const char* to_string(Equation) {
+  return "acoustic";
+}
+const char* to_string(WaveletType t) {
+  return t == WaveletType::kRicker ? "ricker" : "file";
+}
+const char* to_string(PointInterp t) {
+  return t == PointInterp::kSinc ? "sinc" : "trilinear";
+}
+const char* to_string(ReceiverLayout t) {
+  switch (t) {
+    case ReceiverLayout::kLine:
+      return "line";
+    case ReceiverLayout::kGrid:
+      return "grid";
+    case ReceiverLayout::kFile:
+      return "file";
+  }
+  return "?";
+}
+const char* to_string(BoundaryType t) {
+  return t == BoundaryType::kNone ? "none" : "sponge";
+}
+const char* to_string(Backend t) {
+  switch (t) {
+    case Backend::kAuto:
+      return "auto";
+    case Backend::kCpu:
+      return "cpu";
+    case Backend::kCuda:
+      return "cuda";
+  }
+  return "?";
+}
+const char* to_string(Precision t) {
+  return t == Precision::kFp32 ? "fp32" : "fp64";
+}
+
+std::string config_to_toml(const RunConfig& c) {
+  std::ostringstream o;
+  const auto str = [](const std::string& s) { return toml_string(s); };
+  const auto name = [](auto e) { return toml_string(to_string(e)); };
+  o << "# seisfd resolved config" << (c.source_path.empty() ? "" : " (from " + c.source_path + ")")
+    << "\n\n[grid]\n"
+    << "nx = " << c.grid.nx << "\nny = " << c.grid.ny << "\nnz = " << c.grid.nz << "\n"
+    << "dx = " << toml_float(c.grid.dx) << "\ndy = " << toml_float(c.grid.dy)
+    << "\ndz = " << toml_float(c.grid.dz) << "\norigin = " << toml_vec(c.grid.origin) << "\n";
+
+  const ModelConfig& m = c.model;
+  o << "\n[model]\ntype = " << name(m.type) << "\n";
+  if (m.type == ModelType::kConstant) o << "vp = " << toml_float(m.vp) << "\n";
+  if (m.type == ModelType::kLayered)
+    o << "interfaces = " << toml_list(m.interfaces) << "\nvelocities = " << toml_list(m.velocities)
+      << "\n";
+  if (m.type == ModelType::kFile)
+    o << "path = " << str(m.path) << "\ndataset = " << str(m.dataset) << "\n";
+
+  o << "\n[physics]\nequation = " << name(c.physics.equation) << "\norder = " << c.physics.order
+    << "\n";
+
+  o << "\n[time]\nduration = " << toml_float(c.time.duration) << "\n";
+  if (c.time.dt) {
+    o << "dt = " << toml_float(*c.time.dt) << "\n";
+  } else {
+    o << "# dt: not set; courant x the stability bound\n";
+  }
+  o << "courant = " << toml_float(c.time.courant) << "\n";
+
+  const SourceConfig& s = c.source;
+  o << "\n[source]\nposition = " << toml_vec(s.position) << "\nwavelet = " << name(s.wavelet)
+    << "\n";
+  if (s.wavelet == WaveletType::kRicker) {
+    o << "frequency = " << toml_float(s.frequency) << "\n";
+    if (s.delay) {
+      o << "delay = " << toml_float(*s.delay) << "\n";
+    } else {
+      o << "# delay: not set; 1.5 / frequency\n";
+    }
+  } else {
+    o << "file = " << str(s.file) << "\nfile_dt = " << toml_float(s.file_dt) << "\n";
+  }
+  o << "amplitude = " << toml_float(s.amplitude) << "\ninjection = " << name(s.injection) << "\n";
+
+  const ReceiverConfig& r = c.receivers;
+  const bool have_receivers = r.count[0] > 0 && r.count[1] > 0;
+  if (!have_receivers) {
+    o << "\n# [receivers]: none\n";
+  } else {
+    o << "\n[receivers]\nlayout = " << name(r.layout) << "\n";
+    if (r.layout == ReceiverLayout::kFile) {
+      o << "file = " << str(r.file) << "\n";
+    } else {
+      o << "start = " << toml_vec(r.start) << "\nend = " << toml_vec(r.end) << "\ncount = ";
+      if (r.layout == ReceiverLayout::kLine) {
+        o << r.count[0] << "\n";
+      } else {
+        o << toml_list(r.count) << "\n";
+      }
+    }
+    o << "interpolation = " << name(r.interpolation) << "\n";
+  }
+
+  const BoundaryConfig& b = c.boundary;
+  o << "\n[boundary]\ntype = " << name(b.type) << "\nwidth = " << b.width << "\n";
+  if (b.type == BoundaryType::kSponge) o << "reflection = " << toml_float(b.reflection) << "\n";
+  o << "free_surface = " << toml_bool(b.free_surface) << "\n";
+
+  const OutputConfig& out = c.output;
+  o << "\n[output]\ndirectory = " << str(out.directory)
+    << "\ngathers = " << toml_bool(out.gathers && have_receivers) << "\n";
+  if (out.sample_interval) {
+    o << "sample_interval = " << toml_float(*out.sample_interval) << "\n";
+  } else {
+    o << "# sample_interval: not set; dt\n";
+  }
+  const SnapshotConfig& snap = out.snapshots;
+  o << "\n[output.snapshots]\nenabled = " << toml_bool(snap.enabled) << "\n";
+  if (snap.interval > 0) o << "interval = " << toml_float(snap.interval) << "\n";
+  o << "decimation = " << toml_list(snap.decimation) << "\n";
+  if (snap.box) {
+    o << "box = { min = " << toml_vec((*snap.box)[0]) << ", max = " << toml_vec((*snap.box)[1])
+      << " }\n";
+  } else {
+    o << "# box: not set; the whole physical domain\n";
+  }
+
+  const KernelConfig& k = c.kernel;
+  o << "\n[kernel]\nbackend = " << name(k.backend) << "\nvariant = " << str(k.variant)
+    << "\nprecision = " << name(k.precision)
+    << "\ndiagnostics_interval = " << k.diagnostics_interval << "\n";
+  return o.str();
+}
+
+std::string config_to_json(const RunConfig& c) {
+  using Json = nlohmann::ordered_json;
+  const auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  const ModelConfig& m = c.model;
+  const SourceConfig& s = c.source;
+  const ReceiverConfig& r = c.receivers;
+  const SnapshotConfig& snap = c.output.snapshots;
+  Json j;
+  j["source_path"] = c.source_path;
+  j["grid"] = {{"nx", c.grid.nx}, {"ny", c.grid.ny}, {"nz", c.grid.nz},        {"dx", c.grid.dx},
+               {"dy", c.grid.dy}, {"dz", c.grid.dz}, {"origin", c.grid.origin}};
+  j["model"] = {{"type", to_string(m.type)}};
+  if (m.type == ModelType::kConstant) j["model"]["vp"] = m.vp;
+  if (m.type == ModelType::kLayered) {
+    j["model"]["interfaces"] = m.interfaces;
+    j["model"]["velocities"] = m.velocities;
+  }
+  if (m.type == ModelType::kFile) {
+    j["model"]["path"] = m.path;
+    j["model"]["dataset"] = m.dataset;
+  }
+  j["physics"] = {{"equation", to_string(c.physics.equation)}, {"order", c.physics.order}};
+  j["time"] = {{"duration", c.time.duration}, {"dt", opt(c.time.dt)}, {"courant", c.time.courant}};
+  j["source"] = {{"position", s.position}, {"wavelet", to_string(s.wavelet)}};
+  if (s.wavelet == WaveletType::kRicker) {
+    j["source"]["frequency"] = s.frequency;
+    j["source"]["delay"] = opt(s.delay);
+  } else {
+    j["source"]["file"] = s.file;
+    j["source"]["file_dt"] = s.file_dt;
+  }
+  j["source"]["amplitude"] = s.amplitude;
+  j["source"]["injection"] = to_string(s.injection);
+  const bool have_receivers = r.count[0] > 0 && r.count[1] > 0;
+  if (!have_receivers) {
+    j["receivers"] = nullptr;
+  } else {
+    j["receivers"] = {{"layout", to_string(r.layout)}};
+    if (r.layout == ReceiverLayout::kFile) {
+      j["receivers"]["file"] = r.file;
+    } else {
+      j["receivers"]["start"] = r.start;
+      j["receivers"]["end"] = r.end;
+      if (r.layout == ReceiverLayout::kLine) {
+        j["receivers"]["count"] = r.count[0];
+      } else {
+        j["receivers"]["count"] = r.count;
+      }
+    }
+    j["receivers"]["interpolation"] = to_string(r.interpolation);
+  }
+  j["boundary"] = {{"type", to_string(c.boundary.type)}, {"width", c.boundary.width}};
+  if (c.boundary.type == BoundaryType::kSponge) j["boundary"]["reflection"] = c.boundary.reflection;
+  j["boundary"]["free_surface"] = c.boundary.free_surface;
+  Json box = nullptr;
+  if (snap.box) box = {{"min", (*snap.box)[0]}, {"max", (*snap.box)[1]}};
+  j["output"] = {{"directory", c.output.directory},
+                 {"gathers", c.output.gathers && have_receivers},
+                 {"sample_interval", opt(c.output.sample_interval)},
+                 {"snapshots",
+                  {{"enabled", snap.enabled},
+                   {"interval", snap.interval > 0 ? Json(snap.interval) : Json(nullptr)},
+                   {"decimation", snap.decimation},
+                   {"box", box}}}};
+  j["kernel"] = {{"backend", to_string(c.kernel.backend)},
+                 {"variant", c.kernel.variant},
+                 {"precision", to_string(c.kernel.precision)},
+                 {"diagnostics_interval", c.kernel.diagnostics_interval}};
+  return j.dump(2);
+}
+
+}  // namespace seisfd

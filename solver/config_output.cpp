@@ -1,0 +1,119 @@
+// The optional sections: receivers, boundary, output (with output.snapshots), kernel.
+#include "solver/config_reader.hpp"
+#include "solver/config_text.hpp"
+
+namespace seisfd::config_detail {
+namespace {
+
+std::string not_used(const char* key, const char* value) {
+  return std::string("not used by ") + key + " = \"" + value + "\"";
+}
+
+SnapshotConfig read_snapshots(const Section& s) {
+  s.check_known({"enabled", "interval", "decimation", "box"});
+  SnapshotConfig snap;
+  const auto interval = s.get_positive("interval");
+  // A snapshots table that gives an interval asks for snapshots.
+  snap.enabled = s.get_bool("enabled").value_or(interval.has_value());
+  if (snap.enabled) s.need("interval", interval, "snapshots are enabled");
+  snap.interval = interval.value_or(0.0);
+  if (const toml::node* d = s.find("decimation")) {
+    if (d->is_integer()) {
+      const int n = *s.get_int("decimation", 1);
+      snap.decimation = {n, n, n};
+    } else if (d->is_array()) {
+      const auto v = *s.get_ints("decimation", 3, 1);
+      snap.decimation = {v[0], v[1], v[2]};
+    } else {
+      s.fail("decimation",
+             "expected an integer or an array of 3 integers [x, y, z], got " + describe(*d));
+    }
+  }
+  if (const auto box = s.get_table("box")) {
+    box->check_known({"min", "max"});
+    const Vec3 lo = box->need("min", box->get_vec3("min"));
+    const Vec3 hi = box->need("max", box->get_vec3("max"));
+    for (int i = 0; i < 3; ++i)
+      if (!(lo[i] < hi[i]))
+        s.fail("box", std::string("min must be < max in every component (") + "xyz"[i] + ": " +
+                          format_number(lo[i]) + " >= " + format_number(hi[i]) + ")");
+    snap.box = std::array<Vec3, 2>{lo, hi};
+  }
+  return snap;
+}
+
+}  // namespace
+
+ReceiverConfig read_receivers(const Section& s) {
+  s.check_known({"layout", "start", "end", "count", "file", "interpolation"});
+  ReceiverConfig r;
+  r.layout = s.need("layout", s.get_enum("layout", {ReceiverLayout::kLine, ReceiverLayout::kGrid,
+                                                    ReceiverLayout::kFile}));
+  const std::string why = not_used("receivers.layout", to_string(r.layout));
+  if (r.layout == ReceiverLayout::kFile) {
+    for (const char* k : {"start", "end", "count"}) s.reject(k, why);
+    r.file = s.need("file", s.get_path("file"));
+  } else {
+    s.reject("file", why);
+    r.start = s.need("start", s.get_vec3("start"));
+    r.end = s.need("end", s.get_vec3("end"));
+    if (r.layout == ReceiverLayout::kLine) {
+      r.count = {s.need("count", s.get_int("count", 1)), 1};
+    } else {
+      if (r.start[2] != r.end[2])
+        s.fail("end", "must be at the depth of receivers.start for layout = \"grid\" (start z = " +
+                          format_number(r.start[2]) + ", end z = " + format_number(r.end[2]) + ")");
+      const auto n = s.need("count", s.get_ints("count", 2, 1), "[along x, along y]");
+      r.count = {n[0], n[1]};
+    }
+  }
+  r.interpolation = s.get_enum("interpolation", {PointInterp::kSinc, PointInterp::kTrilinear})
+                        .value_or(r.interpolation);
+  return r;
+}
+
+BoundaryConfig read_boundary(const Section& s) {
+  s.check_known({"type", "width", "reflection", "free_surface"});
+  BoundaryConfig b;
+  b.type = s.get_enum("type", {BoundaryType::kSponge, BoundaryType::kNone}).value_or(b.type);
+  if (b.type == BoundaryType::kNone) {
+    s.reject("reflection", not_used("boundary.type", "none"));
+    b.width = s.get_int("width", 0).value_or(0);
+    if (b.width != 0)
+      s.fail("width",
+             "must be 0 for boundary.type = \"none\" (got " + std::to_string(b.width) + ")");
+  } else {
+    b.width = s.get_int("width", 0).value_or(b.width);
+    b.reflection = s.get_double("reflection").value_or(b.reflection);
+    if (!(b.reflection > 0 && b.reflection < 1))
+      s.fail("reflection", "must be in (0, 1) (got " + format_number(b.reflection) + ")");
+  }
+  b.free_surface = s.get_bool("free_surface").value_or(b.free_surface);
+  return b;
+}
+
+OutputConfig read_output(const Section& s, bool have_receivers) {
+  s.check_known({"directory", "gathers", "sample_interval", "snapshots"});
+  OutputConfig o;
+  o.directory = s.get_string("directory").value_or(o.directory);
+  const auto gathers = s.get_bool("gathers");
+  if (!have_receivers && gathers.value_or(false))
+    s.fail("gathers", "is true but the config has no [receivers] section");
+  o.gathers = have_receivers && gathers.value_or(true);
+  o.sample_interval = s.get_positive("sample_interval");
+  if (const auto snapshots = s.get_table("snapshots")) o.snapshots = read_snapshots(*snapshots);
+  return o;
+}
+
+KernelConfig read_kernel(const Section& s) {
+  s.check_known({"backend", "variant", "precision", "diagnostics_interval"});
+  KernelConfig k;
+  k.backend =
+      s.get_enum("backend", {Backend::kAuto, Backend::kCpu, Backend::kCuda}).value_or(k.backend);
+  k.variant = s.get_string("variant").value_or(k.variant);
+  k.precision = s.get_enum("precision", {Precision::kFp32, Precision::kFp64}).value_or(k.precision);
+  k.diagnostics_interval = s.get_int("diagnostics_interval", 1).value_or(k.diagnostics_interval);
+  return k;
+}
+
+}  // namespace seisfd::config_detail

@@ -1,0 +1,172 @@
+// The required sections and [physics]: grid, model, physics, time, source; and read_config,
+// which walks the whole document.
+#include <algorithm>
+#include <climits>
+
+#include "solver/config_reader.hpp"
+#include "solver/config_text.hpp"
+
+namespace seisfd::config_detail {
+namespace {
+
+std::string not_used(const char* key, const char* value) {
+  return std::string("not used by ") + key + " = \"" + value + "\"";
+}
+
+// Keys of one type (model type, wavelet, layout) given with another type are errors.
+void reject_others(const Section& s, const std::vector<std::string>& specific,
+                   const std::vector<std::string>& allowed, const std::string& why) {
+  for (const auto& k : specific)
+    if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) s.reject(k, why);
+}
+
+}  // namespace
+
+GridConfig read_grid(const Section& s) {
+  s.check_known({"nx", "ny", "nz", "spacing", "dx", "dy", "dz", "origin"});
+  GridConfig g;
+  g.nx = s.need("nx", s.get_int("nx", 1));
+  g.ny = s.need("ny", s.get_int("ny", 1));
+  g.nz = s.need("nz", s.get_int("nz", 1));
+  if (const auto spacing = s.get_positive("spacing")) {
+    for (const char* k : {"dx", "dy", "dz"})
+      if (s.has(k)) s.fail(k, "cannot be combined with grid.spacing; give one or the other");
+    g.dx = g.dy = g.dz = *spacing;
+  } else if (!s.has("dx") && !s.has("dy") && !s.has("dz")) {
+    s.fail("spacing", "required key is missing (or give dx, dy and dz)");
+  } else {
+    const std::string hint = "give all of dx, dy, dz, or spacing";
+    g.dx = s.need("dx", s.get_positive("dx"), hint);
+    g.dy = s.need("dy", s.get_positive("dy"), hint);
+    g.dz = s.need("dz", s.get_positive("dz"), hint);
+  }
+  g.origin = s.get_vec3("origin").value_or(g.origin);
+  return g;
+}
+
+ModelConfig read_model(const Section& s, const GridConfig& grid) {
+  s.check_known({"type", "vp", "interfaces", "velocities", "path", "dataset"});
+  ModelConfig m;
+  m.type = s.need("type", s.get_enum("type", {ModelType::kConstant, ModelType::kLayered,
+                                              ModelType::kSalt, ModelType::kFile}));
+  const std::vector<std::string> specific{"vp", "interfaces", "velocities", "path", "dataset"};
+  const std::string why = not_used("model.type", to_string(m.type));
+  switch (m.type) {
+    case ModelType::kConstant:
+      reject_others(s, specific, {"vp"}, why);
+      m.vp = s.need("vp", s.get_positive("vp"));
+      break;
+    case ModelType::kLayered: {
+      reject_others(s, specific, {"interfaces", "velocities"}, why);
+      m.interfaces = s.need("interfaces", s.get_doubles("interfaces"));
+      m.velocities = s.need("velocities", s.get_doubles("velocities"));
+      if (m.velocities.size() != m.interfaces.size())
+        s.fail("velocities", "has " + std::to_string(m.velocities.size()) +
+                                 " values but model.interfaces has " +
+                                 std::to_string(m.interfaces.size()) + " (one per layer)");
+      for (size_t i = 1; i < m.interfaces.size(); ++i)
+        if (!(m.interfaces[i] > m.interfaces[i - 1]))
+          s.fail("interfaces", "must be strictly increasing (got " +
+                                   format_number(m.interfaces[i]) + " after " +
+                                   format_number(m.interfaces[i - 1]) + ")");
+      for (double v : m.velocities)
+        if (!(v > 0)) s.fail("velocities", "must all be > 0 (got " + format_number(v) + ")");
+      if (m.interfaces[0] > grid.origin[2])
+        s.fail("interfaces", "the first interface (z = " + format_number(m.interfaces[0]) +
+                                 " m) must be at or above the top of the grid (z = " +
+                                 format_number(grid.origin[2]) + " m)");
+      break;
+    }
+    case ModelType::kSalt:
+      reject_others(s, specific, {}, why);
+      break;
+    case ModelType::kFile:
+      reject_others(s, specific, {"path", "dataset"}, why);
+      m.path = s.need("path", s.get_path("path"));
+      m.dataset = s.get_string("dataset").value_or(m.dataset);
+      break;
+  }
+  return m;
+}
+
+PhysicsConfig read_physics(const Section& s) {
+  s.check_known({"equation", "order"});
+  PhysicsConfig p;
+  p.equation = s.get_enum("equation", {Equation::kAcoustic}).value_or(p.equation);
+  p.order = s.get_int("order", INT_MIN).value_or(p.order);
+  if (p.order < 2 || p.order > 16 || p.order % 2 != 0)
+    s.fail("order", "must be an even integer from 2 to 16 (got " + std::to_string(p.order) + ")");
+  return p;
+}
+
+TimeConfig read_time(const Section& s) {
+  s.check_known({"duration", "dt", "courant"});
+  TimeConfig t;
+  t.duration = s.need("duration", s.get_positive("duration"));
+  t.dt = s.get_positive("dt");
+  t.courant = s.get_double("courant").value_or(t.courant);
+  if (!(t.courant > 0 && t.courant <= 1))
+    s.fail("courant", "must be in (0, 1] (got " + format_number(t.courant) + ")");
+  return t;
+}
+
+SourceConfig read_source(const Section& s) {
+  s.check_known(
+      {"position", "wavelet", "frequency", "delay", "amplitude", "file", "file_dt", "injection"});
+  SourceConfig src;
+  src.position = s.need("position", s.get_vec3("position"));
+  src.wavelet =
+      s.get_enum("wavelet", {WaveletType::kRicker, WaveletType::kFile}).value_or(src.wavelet);
+  const std::vector<std::string> specific{"frequency", "delay", "file", "file_dt"};
+  const std::string why = not_used("source.wavelet", to_string(src.wavelet));
+  if (src.wavelet == WaveletType::kRicker) {
+    reject_others(s, specific, {"frequency", "delay"}, why);
+    src.frequency = s.need("frequency", s.get_positive("frequency"));
+    src.delay = s.get_double("delay");
+    if (src.delay && *src.delay < 0)
+      s.fail("delay", "must be >= 0 (got " + format_number(*src.delay) + ")");
+  } else {
+    reject_others(s, specific, {"file", "file_dt"}, why);
+    src.file = s.need("file", s.get_path("file"));
+    src.file_dt = s.need("file_dt", s.get_positive("file_dt"));
+  }
+  src.amplitude = s.get_double("amplitude").value_or(src.amplitude);
+  src.injection = s.get_enum("injection", {PointInterp::kSinc, PointInterp::kTrilinear})
+                      .value_or(src.injection);
+  return src;
+}
+
+RunConfig read_config(const Context& ctx, const toml::table& root) {
+  const Section top(ctx, root, "");
+  top.check_known(
+      {"grid", "model", "physics", "time", "source", "receivers", "boundary", "output", "kernel"},
+      "section");
+  const auto required = [&](const char* name) {
+    auto s = top.get_table(name);
+    if (!s) ctx.fail(name, "required section is missing", nullptr);
+    return *s;
+  };
+  static const toml::table kEmpty;
+  const auto optional = [&](const char* name) {
+    return top.get_table(name).value_or(Section(ctx, kEmpty, name));
+  };
+  RunConfig c;
+  c.source_path = ctx.source();
+  c.grid = read_grid(required("grid"));
+  c.model = read_model(required("model"), c.grid);
+  c.physics = read_physics(optional("physics"));
+  c.time = read_time(required("time"));
+  c.source = read_source(required("source"));
+  const auto receivers = top.get_table("receivers");
+  if (receivers) {
+    c.receivers = read_receivers(*receivers);
+  } else {
+    c.receivers.count = {0, 0};  // no [receivers]: no receivers, no gathers
+  }
+  c.boundary = read_boundary(optional("boundary"));
+  c.output = read_output(optional("output"), receivers.has_value());
+  c.kernel = read_kernel(optional("kernel"));
+  return c;
+}
+
+}  // namespace seisfd::config_detail
