@@ -1,0 +1,129 @@
+#include "app/commands.hpp"
+
+#include <omp.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "io/error.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/registry.hpp"
+#include "solver/plan.hpp"
+#include "solver/run.hpp"
+#include "solver/time_loop.hpp"
+
+namespace seisfd::app {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_sigint(int) {
+  g_stop.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+Backend parse_backend(const std::string& s) {
+  if (s == "cpu") return Backend::kCpu;
+  if (s == "cuda") return Backend::kCuda;
+  return Backend::kAuto;
+}
+
+// One line per error on stderr, and an exit code per kind of failure.
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const ConfigError& e) {
+    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
+    return 2;
+  } catch (const io::IoError& e) {
+    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
+    return 3;
+  } catch (const NumericalError& e) {
+    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
+    return 4;
+  } catch (const Interrupted& e) {
+    std::fprintf(stderr,
+                 "seisfd: interrupted at step %d; output files were left as *.partial with "
+                 "attribute complete = 0\n",
+                 e.step());
+    return 130;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace
+
+int cmd_run(const RunArgs& a) {
+  return guarded([&] {
+    const RunConfig c = load_config(a.config, a.overrides);
+    RunOptions o;
+    o.backend = parse_backend(a.backend);
+    o.overwrite = a.overwrite;
+    o.quiet = a.quiet;
+    o.stop = &g_stop;
+    std::signal(SIGINT, on_sigint);
+    const RunSummary s = execute_run(c, o);
+    if (!a.quiet) {
+      std::fprintf(stderr,
+                   "seisfd: %d steps in %.2f s on %s (%s, %s): %.3f Gcells/s. Outputs in '%s': "
+                   "gathers.h5 (shot gathers), snapshots.h5 + snapshots.xmf (wavefield, opens "
+                   "in ParaView) when enabled, report.json (config, timings, diagnostics).\n",
+                   s.steps, s.seconds, s.device.c_str(), s.backend.c_str(), s.kernel.c_str(),
+                   s.gcells_per_s, s.directory.c_str());
+    }
+    return 0;
+  });
+}
+
+int cmd_check(const RunArgs& a) {
+  return guarded([&] {
+    RunConfig c = load_config(a.config, a.overrides);
+    if (a.backend != "auto") c.kernel.backend = parse_backend(a.backend);
+    const RunPlan p = make_plan(c);
+    std::cout << "# resolved config\n" << config_to_toml(c) << "\n# plan\n" << describe_plan(p);
+    for (const auto& d : cuda_devices()) {
+      const double need = p.device_bytes / 1048576.0, have = d.free_bytes / 1048576.0;
+      std::printf("device %d    %s: needs %.0f MiB of %.0f MiB free%s\n", d.id, d.name.c_str(),
+                  need, have, need > have ? " (DOES NOT FIT)" : "");
+    }
+    std::printf("config OK\n");
+    return 0;
+  });
+}
+
+int cmd_info() {
+  std::printf("seisfd %s\n", SEISFD_VERSION);
+  std::printf("build       %s, CUDA backend %s%s%s\n", SEISFD_BUILD_TYPE,
+              cuda_built() ? "on (runtime " : "off",
+              cuda_built() ? (cuda_runtime_version() + ", sm_" SEISFD_CUDA_ARCHS ")").c_str() : "",
+              "");
+  std::printf("cpu         %d OpenMP threads\n", omp_get_max_threads());
+  const auto devs = cuda_devices();
+  if (devs.empty()) std::printf("devices     no CUDA device found (runs use the cpu backend)\n");
+  for (const auto& d : devs)
+    std::printf("device %d    %s, compute capability %d.%d, %d SMs, %.1f GiB (%.1f GiB free)\n",
+                d.id, d.name.c_str(), d.compute_capability / 10, d.compute_capability % 10,
+                d.multiprocessors, d.total_bytes / 1073741824.0, d.free_bytes / 1073741824.0);
+  return 0;
+}
+
+int cmd_kernels() {
+  const auto& reg = kernel_registry();
+  if (reg.empty()) {
+    std::printf("no GPU kernels: this build has no CUDA backend\n");
+    return 0;
+  }
+  std::printf("%-28s %-10s %-6s %-16s %-6s %s\n", "name", "physics", "order", "technique",
+              "min_cc", "description");
+  for (const auto& v : reg)
+    std::printf("%-28s %-10s %-6d %-16s %-6d %s\n", v.name.c_str(), v.physics.c_str(), v.order,
+                v.technique.c_str(), v.min_compute_capability, v.description.c_str());
+  return 0;
+}
+
+}  // namespace seisfd::app

@@ -1,0 +1,23 @@
+// The seisfd subcommands. Each returns the process exit code.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "solver/config.hpp"
+
+namespace seisfd::app {
+
+struct RunArgs {
+  std::string config;
+  std::vector<std::string> overrides;
+  std::string backend = "auto";
+  bool overwrite = false;
+  bool quiet = false;
+};
+
+int cmd_run(const RunArgs& a);
+int cmd_check(const RunArgs& a);
+int cmd_info();
+int cmd_kernels();
+
+}  // namespace seisfd::app

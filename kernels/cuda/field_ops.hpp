@@ -1,0 +1,52 @@
+// Small kernels around the stencil update: sparse injection and recording, free-surface
+// mirroring, diagnostics reduction, strided sub-box gather. Plain C++ launch functions.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/step_spec.hpp"
+
+namespace seisfd::cuda {
+
+// Injection grouped by target cell so each cell is written by one thread, in a fixed order
+// (no atomics: results are bit-reproducible). Cell c receives
+// sum_{e in [cell_offset[c], cell_offset[c+1])} coef[e] * traces[point[e] * nt + n].
+struct InjectionView {
+  const int64_t* cell = nullptr;
+  const int64_t* cell_offset = nullptr;
+  const int* point = nullptr;
+  const float* coef = nullptr;
+  const float* traces = nullptr;
+  int ncells = 0;
+  int nt = 0;
+};
+void launch_inject(float* field, const InjectionView& v, int n, cudaStream_t s);
+
+struct RecordingView {
+  const int64_t* offset = nullptr;
+  const int64_t* index = nullptr;
+  const float* weight = nullptr;
+  float* out = nullptr;  // [npoints][nt]
+  int npoints = 0;
+  int nt = 0;
+};
+void launch_record(const float* field, const RecordingView& v, int sample, cudaStream_t s);
+
+void launch_free_surface(float* field, const Layout& l, int surface, int radius, cudaStream_t s);
+
+struct DiagAccum {
+  double sum_sq;
+  unsigned int max_abs_bits;       // float bits of max |p| (non-negative floats order as ints)
+  unsigned int pad;
+  unsigned long long nonfinite;
+  unsigned long long first_nonfinite;  // ~0ull when none
+};
+// Accumulates into acc (which the caller resets with launch_diag_reset).
+void launch_diag_reset(DiagAccum* acc, cudaStream_t s);
+void launch_diagnostics(const float* field, const StepSpec& spec, DiagAccum* acc, cudaStream_t s);
+
+void launch_gather_box(const float* field, const Layout& l, const int lo[3], const int n[3],
+                       const int dec[3], float* out, cudaStream_t s);
+
+}  // namespace seisfd::cuda

@@ -1,0 +1,59 @@
+// The backend boundary. A WaveEngine owns the wavefields of one propagation on one device (or
+// the CPU) and advances them one step at a time; the time loop, outputs and orchestration live
+// in solver/ and see only this interface. Plain C++: no CUDA types.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/step_spec.hpp"
+
+namespace seisfd {
+
+// Sparse point operators in CSR form: point p touches cells index[offset[p] .. offset[p+1])
+// with interpolation weights (a discrete delta for sources: summing to 1/(hx hy hz); summing to
+// 1 for receivers). Injection adds weight * (v dt)^2 / (1 + g) * trace to the new field, the
+// (v dt)^2 / (1 + g) factor being the engine's own, so that injection is exactly the source
+// term of the discrete update and its transpose is recording with the same weights.
+struct SparsePoints {
+  std::vector<int64_t> offset{0};
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  int count() const { return static_cast<int>(offset.size()) - 1; }
+};
+
+struct Diagnostics {
+  double sum_sq = 0;           // sum of p^2 over the updated region
+  double max_abs = 0;
+  int64_t nonfinite = 0;       // cells that are NaN or Inf
+  int64_t first_nonfinite = -1;  // linear index of one such cell, -1 if none
+};
+
+class WaveEngine {
+ public:
+  virtual ~WaveEngine() = default;
+  virtual std::string name() const = 0;
+
+  // Injection traces are [npoints][nt], recording output is [npoints][nt].
+  virtual void set_injection(const SparsePoints& points, const std::vector<double>& traces,
+                             int nt) = 0;
+  virtual void set_recording(const SparsePoints& points, int nt) = 0;
+
+  // Advances from field n to n+1: stencil update (with sponge), injection of trace sample n,
+  // free-surface mirroring, then recording of field n+1 into sample n+1 (if n+1 < nt).
+  virtual void step(int n) = 0;
+  // Several steps; backends may batch them (a CUDA graph, say). Same result as step() calls.
+  virtual void steps(int n_begin, int n_end) {
+    for (int n = n_begin; n < n_end; ++n) step(n);
+  }
+
+  // The current field (field n+1 after step(n)) on the strided sub-box [lo, hi) with stride
+  // dec, all (z, y, x) in computational indices, into out (C order).
+  virtual void copy_field(const int lo[3], const int hi[3], const int dec[3],
+                          std::vector<float>& out) = 0;
+  virtual std::vector<double> recorded() = 0;  // [npoints][nt]
+  virtual Diagnostics diagnostics() = 0;      // of the current field
+  virtual void synchronize() {}
+};
+
+}  // namespace seisfd

@@ -1,0 +1,132 @@
+#include "kernels/reference/cpu_engine.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "kernels/reference/acoustic.hpp"
+
+namespace seisfd::reference {
+
+template <class T>
+CpuEngine<T>::CpuEngine(const StepSpec& spec, const std::vector<float>& velocity, double dt)
+    : spec_(spec) {
+  const int64_t n = spec.layout.size();
+  if (static_cast<int64_t>(velocity.size()) != n)
+    throw std::invalid_argument("CpuEngine: velocity has " + std::to_string(velocity.size()) +
+                                " values, layout needs " + std::to_string(n));
+  vdt2_.resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    const double vdt = static_cast<double>(velocity[i]) * dt;
+    vdt2_[i] = static_cast<T>(vdt * vdt);
+  }
+  prev_.assign(n, T(0));
+  cur_.assign(n, T(0));
+}
+
+template <class T>
+std::string CpuEngine<T>::name() const {
+  return sizeof(T) == 8 ? "cpu/fp64" : "cpu/fp32";
+}
+
+template <class T>
+void CpuEngine<T>::set_injection(const SparsePoints& points, const std::vector<double>& traces,
+                                 int nt) {
+  if (static_cast<int64_t>(traces.size()) != static_cast<int64_t>(points.count()) * nt)
+    throw std::invalid_argument("set_injection: traces size does not match points x nt");
+  inj_ = points;
+  inj_traces_ = traces;
+  nt_inj_ = nt;
+  inj_coef_.resize(points.index.size());
+  const Layout& l = spec_.layout;
+  for (size_t k = 0; k < points.index.size(); ++k) {
+    const int64_t i = points.index[k];
+    const int z = static_cast<int>(i / l.sz);
+    const int y = static_cast<int>((i % l.sz) / l.sy);
+    const int x = static_cast<int>(i % l.sy);
+    const double g = spec_.sponge_on() ? sponge_g(spec_.sponge, z, y, x) : 0.0;
+    inj_coef_[k] = static_cast<T>(points.weight[k] * static_cast<double>(vdt2_[i]) / (1.0 + g));
+  }
+}
+
+template <class T>
+void CpuEngine<T>::set_recording(const SparsePoints& points, int nt) {
+  rec_ = points;
+  nt_rec_ = nt;
+  recorded_.assign(static_cast<size_t>(points.count()) * nt, 0.0);
+}
+
+template <class T>
+void CpuEngine<T>::step(int n) {
+  // The new field overwrites the oldest one in place, then the two swap roles.
+  acoustic_step<T>(spec_, prev_.data(), cur_.data(), prev_.data(), vdt2_.data());
+  std::swap(prev_, cur_);
+  if (n < nt_inj_) {
+    for (int p = 0; p < inj_.count(); ++p) {
+      const T s = static_cast<T>(inj_traces_[static_cast<size_t>(p) * nt_inj_ + n]);
+      for (int64_t k = inj_.offset[p]; k < inj_.offset[p + 1]; ++k)
+        cur_[inj_.index[k]] += inj_coef_[k] * s;
+    }
+  }
+  if (spec_.free_surface) free_surface_mirror(spec_, cur_.data());
+  if (n + 1 < nt_rec_) {
+    for (int p = 0; p < rec_.count(); ++p) {
+      T acc = 0;
+      for (int64_t k = rec_.offset[p]; k < rec_.offset[p + 1]; ++k)
+        acc += static_cast<T>(rec_.weight[k]) * cur_[rec_.index[k]];
+      recorded_[static_cast<size_t>(p) * nt_rec_ + n + 1] = static_cast<double>(acc);
+    }
+  }
+}
+
+template <class T>
+void CpuEngine<T>::copy_field(const int lo[3], const int hi[3], const int dec[3],
+                              std::vector<float>& out) {
+  const Layout& l = spec_.layout;
+  const int nz = (hi[0] - lo[0] + dec[0] - 1) / dec[0];
+  const int ny = (hi[1] - lo[1] + dec[1] - 1) / dec[1];
+  const int nx = (hi[2] - lo[2] + dec[2] - 1) / dec[2];
+  out.resize(static_cast<size_t>(nz) * ny * nx);
+#pragma omp parallel for collapse(2)
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x)
+        out[(static_cast<size_t>(z) * ny + y) * nx + x] = static_cast<float>(
+            cur_[l.idx(lo[0] + z * dec[0], lo[1] + y * dec[1], lo[2] + x * dec[2])]);
+}
+
+template <class T>
+Diagnostics CpuEngine<T>::diagnostics() {
+  const StepSpec& s = spec_;
+  const Layout& l = s.layout;
+  double sum = 0, mx = 0;
+  int64_t bad = 0, first = -1;
+#pragma omp parallel for collapse(2) reduction(+ : sum, bad) reduction(max : mx)
+  for (int z = s.begin[0]; z < s.end[0]; ++z)
+    for (int y = s.begin[1]; y < s.end[1]; ++y)
+      for (int x = s.begin[2]; x < s.end[2]; ++x) {
+        const double v = static_cast<double>(cur_[l.idx(z, y, x)]);
+        if (!std::isfinite(v)) {
+          ++bad;
+          continue;
+        }
+        sum += v * v;
+        mx = std::max(mx, std::fabs(v));
+      }
+  if (bad > 0) {
+    for (int64_t i = 0; i < l.size() && first < 0; ++i)
+      if (!std::isfinite(static_cast<double>(cur_[i]))) first = i;
+  }
+  return {sum, mx, bad, first};
+}
+
+template class CpuEngine<float>;
+template class CpuEngine<double>;
+
+std::unique_ptr<WaveEngine> make_cpu_engine(const StepSpec& spec,
+                                            const std::vector<float>& velocity, double dt,
+                                            bool fp64) {
+  if (fp64) return std::make_unique<CpuEngine<double>>(spec, velocity, dt);
+  return std::make_unique<CpuEngine<float>>(spec, velocity, dt);
+}
+
+}  // namespace seisfd::reference

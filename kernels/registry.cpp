@@ -1,0 +1,82 @@
+#include "kernels/registry.hpp"
+
+#include <stdexcept>
+
+#if SEISFD_HAVE_CUDA
+#include "kernels/cuda/acoustic_naive.hpp"
+#endif
+
+namespace seisfd {
+namespace {
+
+#if SEISFD_HAVE_CUDA
+template <int R>
+void add_acoustic_naive(std::vector<KernelVariant>& t) {
+  t.push_back({"acoustic/o" + std::to_string(2 * R) + "/naive", "acoustic", 2 * R, "naive",
+               "one thread per cell, all reads from global memory (the baseline)", 60,
+               &can_implement_acoustic_naive, &launch_acoustic_naive<R>});
+}
+#endif
+
+std::vector<KernelVariant> make_registry() {
+  std::vector<KernelVariant> t;
+#if SEISFD_HAVE_CUDA
+  add_acoustic_naive<1>(t);
+  add_acoustic_naive<2>(t);
+  add_acoustic_naive<3>(t);
+  add_acoustic_naive<4>(t);
+  add_acoustic_naive<5>(t);
+  add_acoustic_naive<6>(t);
+  add_acoustic_naive<7>(t);
+  add_acoustic_naive<8>(t);
+#endif
+  return t;
+}
+
+// Order of preference for "auto" until measured timings choose (fastest first).
+const char* const kTechniquePreference[] = {"naive"};
+
+}  // namespace
+
+const std::vector<KernelVariant>& kernel_registry() {
+  static const std::vector<KernelVariant> table = make_registry();
+  return table;
+}
+
+const KernelVariant* find_variant(const std::string& name) {
+  for (const auto& v : kernel_registry())
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+const KernelVariant& resolve_variant(const std::string& requested, const std::string& physics,
+                                     int order, const StepSpec& spec, int cc) {
+  if (kernel_registry().empty())
+    throw std::invalid_argument("kernel.variant: this build has no CUDA kernels (built without CUDA)");
+  if (requested != "auto") {
+    const KernelVariant* v = find_variant(requested);
+    if (!v)
+      throw std::invalid_argument("kernel.variant: unknown variant '" + requested +
+                                  "' (see `seisfd kernels`)");
+    if (v->physics != physics || v->order != order)
+      throw std::invalid_argument("kernel.variant: '" + requested + "' is for " + v->physics +
+                                  " order " + std::to_string(v->order) + ", the run needs " +
+                                  physics + " order " + std::to_string(order));
+    if (cc < v->min_compute_capability)
+      throw std::invalid_argument("kernel.variant: '" + requested + "' needs compute capability " +
+                                  std::to_string(v->min_compute_capability) + ", device has " +
+                                  std::to_string(cc));
+    const std::string why = v->can_implement(spec, cc);
+    if (!why.empty()) throw std::invalid_argument("kernel.variant: '" + requested + "': " + why);
+    return *v;
+  }
+  for (const char* tech : kTechniquePreference)
+    for (const auto& v : kernel_registry())
+      if (v.physics == physics && v.order == order && v.technique == tech &&
+          cc >= v.min_compute_capability && v.can_implement(spec, cc).empty())
+        return v;
+  throw std::invalid_argument("kernel.variant: no registered variant runs " + physics +
+                              " order " + std::to_string(order) + " on this device");
+}
+
+}  // namespace seisfd

@@ -1,0 +1,45 @@
+// The kernel registry: every GPU variant by name `physics/oN/technique`, with what it supports
+// and a plain C++ launch function (CUTLASS Manifest style: the table is built explicitly in
+// one function, see registry.cpp). Configs and the bench select variants by name.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kernels/step_spec.hpp"
+
+namespace seisfd {
+
+// Device pointers of one acoustic update. `next` may alias `prev`.
+struct AcousticFields {
+  const float* prev = nullptr;
+  const float* cur = nullptr;
+  float* next = nullptr;
+  const float* vdt2 = nullptr;
+};
+
+using AcousticLaunchFn = void (*)(const StepSpec&, const AcousticFields&, void* stream);
+// Returns an empty string if the variant can run this spec on this device, else the reason.
+using CanImplementFn = std::string (*)(const StepSpec&, int compute_capability);
+
+struct KernelVariant {
+  std::string name;         // "acoustic/o8/naive"
+  std::string physics;      // "acoustic"
+  int order = 0;            // space order 2R
+  std::string technique;    // "naive", "smem_regqueue", ...
+  std::string description;
+  int min_compute_capability = 0;  // e.g. 90 for TMA variants
+  CanImplementFn can_implement = nullptr;
+  AcousticLaunchFn launch = nullptr;
+};
+
+// All variants compiled into this build (empty without the CUDA backend).
+const std::vector<KernelVariant>& kernel_registry();
+const KernelVariant* find_variant(const std::string& name);
+
+// Resolves a config's kernel.variant for a physics and order: a name is checked (exists,
+// matches the physics and order, can_implement); "auto" picks the preferred technique that
+// can run. Throws std::invalid_argument with a message naming the variant and the reason.
+const KernelVariant& resolve_variant(const std::string& requested, const std::string& physics,
+                                     int order, const StepSpec& spec, int compute_capability);
+
+}  // namespace seisfd

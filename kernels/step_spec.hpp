@@ -1,0 +1,58 @@
+// What one time step of a propagator needs to know about the grid, independent of the
+// backend: the layout, the stencil radius, the updated region, the sponge and the free
+// surface. Every backend (CPU reference, CUDA variants) takes this same description and
+// derives its own coefficients from it, so the two never share arithmetic helpers.
+#pragma once
+#include "kernels/fd_coefficients.hpp"
+#include "kernels/layout.hpp"
+
+namespace seisfd {
+
+// Axis order everywhere in this struct: 0 = z, 1 = y, 2 = x.
+struct SpongeSpec {
+  int phys_lo[3] = {0, 0, 0};    // first physical cell index (computational)
+  int phys_hi[3] = {0, 0, 0};    // last physical cell index (computational)
+  int width_lo[3] = {0, 0, 0};   // absorbing cells below phys_lo (0: no layer on that face)
+  int width_hi[3] = {0, 0, 0};   // absorbing cells above phys_hi
+  double damp[3] = {0, 0, 0};    // eta_max * dt / 2 for each axis (0: sponge off)
+};
+
+struct StepSpec {
+  Layout layout;
+  int radius = 4;                // order / 2
+  double h[3] = {1, 1, 1};       // spacing (z, y, x), m
+  int begin[3] = {0, 0, 0};      // updated region [begin, end) per axis (z, y, x)
+  int end[3] = {0, 0, 0};
+  SpongeSpec sponge;
+  bool free_surface = false;     // pressure release at z index `surface`, mirrored above
+  int surface = 0;
+
+  bool sponge_on() const { return sponge.damp[0] > 0 || sponge.damp[1] > 0 || sponge.damp[2] > 0; }
+  long long updated_cells() const {
+    return 1LL * (end[0] - begin[0]) * (end[1] - begin[1]) * (end[2] - begin[2]);
+  }
+};
+
+// The damping term g = dt/2 * eta at a cell; eta is the sum over axes of a quadratic profile
+// eta_max (d / W)^2, d the distance in cells past the last physical cell (1..W).
+// Written once here in double for host-side setup (injection coefficients, energy); the CPU
+// reference and the kernels compute it themselves from the same spec.
+inline double sponge_g(const SpongeSpec& s, int z, int y, int x) {
+  const int i[3] = {z, y, x};
+  double g = 0;
+  for (int a = 0; a < 3; ++a) {
+    int d = 0, w = 1;
+    if (i[a] < s.phys_lo[a] && s.width_lo[a] > 0) {
+      d = s.phys_lo[a] - i[a];
+      w = s.width_lo[a];
+    } else if (i[a] > s.phys_hi[a] && s.width_hi[a] > 0) {
+      d = i[a] - s.phys_hi[a];
+      w = s.width_hi[a];
+    }
+    const double r = static_cast<double>(d) / w;
+    g += s.damp[a] * r * r;
+  }
+  return g;
+}
+
+}  // namespace seisfd

@@ -1,0 +1,103 @@
+#include "solver/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "io/error.hpp"
+#include "io/model_file.hpp"
+
+namespace seisfd {
+
+float salt_demo_velocity(double x, double y, double z, const Vec3& lo, const Vec3& hi) {
+  auto frac = [&](int a, double v) { return hi[a] > lo[a] ? (v - lo[a]) / (hi[a] - lo[a]) : 0.5; };
+  const double u = frac(0, x), w = frac(1, y), d = frac(2, z);
+  const double water = 0.12;
+  if (d < water) return 1500.0f;
+  // Dome: top surface at depth 0.35 in the centre, falling off as a Gaussian to the base.
+  const double r2 = (u - 0.5) * (u - 0.5) / 0.04 + (w - 0.5) * (w - 0.5) / 0.06;
+  const double salt_top = 1.0 - 0.65 * std::exp(-r2);
+  if (d >= salt_top && d > 0.3) return 4500.0f;
+  // Sediments: 1700 m/s at the sea floor to 3600 m/s at the base, with gentle layering.
+  const double s = (d - water) / (1.0 - water);
+  const double layering = 60.0 * std::sin(2.0 * M_PI * 7.0 * s + 2.0 * u);
+  return static_cast<float>(1700.0 + 1900.0 * s + layering);
+}
+
+VelocityModel build_model(const RunConfig& c) {
+  const GridConfig& g = c.grid;
+  VelocityModel m;
+  m.nz = g.nz;
+  m.ny = g.ny;
+  m.nx = g.nx;
+  const size_t n = static_cast<size_t>(g.nz) * g.ny * g.nx;
+  const ModelConfig& mc = c.model;
+  const Vec3 lo = g.origin;
+  const Vec3 hi{lo[0] + (g.nx - 1) * g.dx, lo[1] + (g.ny - 1) * g.dy, lo[2] + (g.nz - 1) * g.dz};
+  switch (mc.type) {
+    case ModelType::kConstant:
+      m.vp.assign(n, static_cast<float>(mc.vp));
+      break;
+    case ModelType::kLayered:
+      m.vp.resize(n);
+      for (int z = 0; z < g.nz; ++z) {
+        const double depth = lo[2] + z * g.dz;
+        size_t layer = 0;
+        for (size_t k = 0; k < mc.interfaces.size(); ++k)
+          if (depth >= mc.interfaces[k] - 1e-9 * (1.0 + std::fabs(depth))) layer = k;
+        const float v = static_cast<float>(mc.velocities[layer]);
+        std::fill(m.vp.begin() + static_cast<size_t>(z) * g.ny * g.nx,
+                  m.vp.begin() + static_cast<size_t>(z + 1) * g.ny * g.nx, v);
+      }
+      break;
+    case ModelType::kSalt:
+      m.vp.resize(n);
+      for (int z = 0; z < g.nz; ++z)
+        for (int y = 0; y < g.ny; ++y)
+          for (int x = 0; x < g.nx; ++x)
+            m.vp[(static_cast<size_t>(z) * g.ny + y) * g.nx + x] = salt_demo_velocity(
+                lo[0] + x * g.dx, lo[1] + y * g.dy, lo[2] + z * g.dz, lo, hi);
+      break;
+    case ModelType::kFile:
+      try {
+        m.vp = io::read_volume(mc.path, mc.dataset, {g.nz, g.ny, g.nx});
+      } catch (const io::IoError& e) {
+        throw ConfigError("model.path", e.what(), c.source_path);
+      }
+      break;
+  }
+  m.vmin = m.vmax = m.vp.empty() ? 0.0f : m.vp[0];
+  for (size_t i = 0; i < n; ++i) {
+    const float v = m.vp[i];
+    if (!(std::isfinite(v) && v > 0.0f)) {
+      const size_t x = i % g.nx, y = (i / g.nx) % g.ny, z = i / (static_cast<size_t>(g.nx) * g.ny);
+      std::ostringstream os;
+      os << "velocity " << v << " m/s at cell (x=" << x << ", y=" << y << ", z=" << z
+         << ") must be finite and > 0";
+      throw ConfigError(mc.type == ModelType::kFile ? "model.path" : "model", os.str(),
+                        c.source_path);
+    }
+    m.vmin = std::min(m.vmin, v);
+    m.vmax = std::max(m.vmax, v);
+  }
+  return m;
+}
+
+std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m) {
+  const Layout& l = grid.layout();
+  std::vector<float> out(static_cast<size_t>(l.size()), 0.0f);
+  const int n[3] = {m.nz, m.ny, m.nx};
+  auto clamp_phys = [&](int a, int i) { return std::clamp(i - grid.offset(a), 0, n[a] - 1); };
+  for (int z = 0; z < l.nz; ++z) {
+    const int pz = clamp_phys(0, z);
+    for (int y = 0; y < l.ny; ++y) {
+      const int py = clamp_phys(1, y);
+      const float* src = &m.vp[(static_cast<size_t>(pz) * m.ny + py) * m.nx];
+      float* dst = &out[l.idx(z, y, 0)];
+      for (int x = 0; x < l.nx; ++x) dst[x] = src[clamp_phys(2, x)];
+    }
+  }
+  return out;
+}
+
+}  // namespace seisfd

@@ -1,0 +1,238 @@
+#include "solver/plan.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "kernels/cuda_backend.hpp"
+#include "solver/wavelet.hpp"
+
+namespace seisfd {
+namespace {
+
+std::string fmt(double v, int prec = 4) {
+  std::ostringstream os;
+  os.precision(prec);
+  os << v;
+  return os.str();
+}
+
+std::string fmt_point(const Vec3& p) {
+  return "(" + fmt(p[0], 6) + ", " + fmt(p[1], 6) + ", " + fmt(p[2], 6) + ")";
+}
+
+std::string domain_text(const SimGrid& g) {
+  const Vec3 lo = g.physical().origin, hi = g.physical_max();
+  return "x [" + fmt(lo[0], 6) + ", " + fmt(hi[0], 6) + "], y [" + fmt(lo[1], 6) + ", " +
+         fmt(hi[1], 6) + "], z [" + fmt(lo[2], 6) + ", " + fmt(hi[2], 6) + "] m";
+}
+
+std::vector<Vec3> read_receiver_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("receivers.file", "cannot open receiver file '" + path + "'");
+  std::vector<Vec3> out;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (const auto h = line.find('#'); h != std::string::npos) line.resize(h);
+    if (line.find_first_not_of(" \t\r,") == std::string::npos) continue;
+    for (char& ch : line)
+      if (ch == ',') ch = ' ';
+    std::istringstream ls(line);
+    Vec3 p;
+    std::string rest;
+    if (!(ls >> p[0] >> p[1] >> p[2]) || (ls >> rest))
+      throw ConfigError("receivers.file", "expected 'x y z' (three numbers)", path, lineno);
+    out.push_back(p);
+  }
+  if (out.empty()) throw ConfigError("receivers.file", "receiver file '" + path + "' is empty");
+  return out;
+}
+
+}  // namespace
+
+double stability_limit(double vmax, int radius, const double h[3]) {
+  const double l1 = second_derivative_spectral_radius(radius);
+  double lambda = 0;
+  for (int a = 0; a < 3; ++a) lambda += l1 / (h[a] * h[a]);
+  return 2.0 / (vmax * std::sqrt(lambda));
+}
+
+std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present,
+                                     const std::string&) {
+  std::vector<Vec3> out;
+  if (!present) return out;
+  auto lerp = [](const Vec3& a, const Vec3& b, double t) {
+    return Vec3{a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t};
+  };
+  switch (r.layout) {
+    case ReceiverLayout::kLine:
+      for (int i = 0; i < r.count[0]; ++i)
+        out.push_back(lerp(r.start, r.end, r.count[0] > 1 ? double(i) / (r.count[0] - 1) : 0.0));
+      break;
+    case ReceiverLayout::kGrid:
+      for (int j = 0; j < r.count[1]; ++j)
+        for (int i = 0; i < r.count[0]; ++i) {
+          const double u = r.count[0] > 1 ? double(i) / (r.count[0] - 1) : 0.0;
+          const double v = r.count[1] > 1 ? double(j) / (r.count[1] - 1) : 0.0;
+          out.push_back({r.start[0] + (r.end[0] - r.start[0]) * u,
+                         r.start[1] + (r.end[1] - r.start[1]) * v, r.start[2]});
+        }
+      break;
+    case ReceiverLayout::kFile:
+      out = read_receiver_file(r.file);
+      break;
+  }
+  return out;
+}
+
+RunPlan make_plan(const RunConfig& c) {
+  const std::string& src = c.source_path;
+  RunPlan p(c, SimGrid(c.grid, c.boundary, c.physics.order), build_model(c));
+  const SimGrid& g = p.grid;
+  const double h[3] = {c.grid.dz, c.grid.dy, c.grid.dx};
+
+  // Time step: from the stability bound, or the user's, which must not exceed it.
+  p.dt_limit = stability_limit(p.model.vmax, g.radius(), h);
+  const std::string bound_text = fmt(p.dt_limit) + " s for v_max " + fmt(p.model.vmax, 6) +
+                                 " m/s at order " + std::to_string(c.physics.order);
+  if (c.time.dt) {
+    p.dt = *c.time.dt;
+    if (p.dt > p.dt_limit)
+      throw ConfigError("time.dt", fmt(p.dt) + " s exceeds the stability limit " + bound_text, src);
+  } else {
+    p.dt = c.time.courant * p.dt_limit;
+  }
+  if (c.output.sample_interval) {
+    const double si = *c.output.sample_interval;
+    if (c.time.dt) {
+      const double k = si / p.dt;
+      if (std::fabs(k - std::round(k)) > 1e-6 * k || std::round(k) < 1)
+        throw ConfigError("output.sample_interval",
+                          fmt(si) + " s is not a whole multiple of time.dt " + fmt(p.dt) + " s",
+                          src);
+      p.out_every = static_cast<int>(std::round(k));
+    } else {
+      // Round dt down so the output sampling is a whole number of steps.
+      p.out_every = static_cast<int>(std::ceil(si / p.dt - 1e-9));
+      p.dt = si / p.out_every;
+    }
+  }
+  p.nt = static_cast<int>(std::floor(c.time.duration / p.dt + 1e-9)) + 1;
+  if (p.nt < 2) throw ConfigError("time.duration", "shorter than one time step " + fmt(p.dt) + " s", src);
+
+  // Source, wavelet, sampling warning.
+  if (!g.inside_physical(c.source.position))
+    throw ConfigError("source.position", fmt_point(c.source.position) +
+                      " is outside the physical domain " + domain_text(g), src);
+  p.wavelet = make_wavelet(c.source, p.dt, p.nt);
+  p.fmax = max_frequency(c.source, p.wavelet, p.dt);
+  const double hmax = std::max({h[0], h[1], h[2]});
+  p.points_per_wavelength = p.fmax > 0 ? p.model.vmin / (p.fmax * hmax) : INFINITY;
+  if (p.points_per_wavelength < 4.0)
+    p.warnings.push_back("only " + fmt(p.points_per_wavelength, 3) +
+                         " points per minimum wavelength (v_min " + fmt(p.model.vmin, 6) +
+                         " m/s, f_max " + fmt(p.fmax, 4) + " Hz, spacing " + fmt(hmax, 6) +
+                         " m); 4 or more are needed to keep numerical dispersion small");
+
+  // Receivers.
+  const bool have_receivers =
+      !(c.receivers.layout == ReceiverLayout::kLine && c.receivers.count[0] == 0);
+  p.receivers = receiver_positions(c.receivers, have_receivers, src);
+  for (size_t i = 0; i < p.receivers.size(); ++i)
+    if (!g.inside_physical(p.receivers[i]))
+      throw ConfigError(c.receivers.layout == ReceiverLayout::kFile ? "receivers.file" : "receivers",
+                        "receiver " + std::to_string(i) + " at " + fmt_point(p.receivers[i]) +
+                            " is outside the physical domain " + domain_text(g), src);
+
+  // Sponge: eta_max = 3 v_max ln(1/R) / (2 W h) per axis (the PML-style estimate), g = eta dt/2.
+  std::array<double, 3> damp{0, 0, 0};
+  if (c.boundary.type == BoundaryType::kSponge && c.boundary.width > 0) {
+    for (int a = 0; a < 3; ++a) {
+      const double eta = 3.0 * p.model.vmax * std::log(1.0 / c.boundary.reflection) /
+                         (2.0 * c.boundary.width * h[a]);
+      damp[a] = eta * p.dt / 2.0;
+    }
+  }
+  p.spec = g.step_spec(damp);
+
+  // Snapshots: whole physical domain or a box, decimated.
+  const SnapshotConfig& sc = c.output.snapshots;
+  if (sc.enabled) {
+    SnapshotPlan& s = p.snapshots;
+    s.enabled = true;
+    s.every = std::max(1, static_cast<int>(std::lround(sc.interval / p.dt)));
+    const int dec_zyx[3] = {sc.decimation[2], sc.decimation[1], sc.decimation[0]};
+    std::array<double, 3> lo_f{}, hi_f{};
+    for (int a = 0; a < 3; ++a) {
+      lo_f[a] = g.offset(a);
+      hi_f[a] = g.offset(a) + g.physical_size(a) - 1;
+    }
+    if (sc.box) {
+      const auto blo = g.to_index((*sc.box)[0]), bhi = g.to_index((*sc.box)[1]);
+      for (int a = 0; a < 3; ++a) {
+        lo_f[a] = std::max(lo_f[a], std::ceil(blo[a] - 1e-9));
+        hi_f[a] = std::min(hi_f[a], std::floor(bhi[a] + 1e-9));
+        if (hi_f[a] < lo_f[a])
+          throw ConfigError("output.snapshots.box", "holds no grid cell inside the domain", src);
+      }
+    }
+    int n[3];
+    for (int a = 0; a < 3; ++a) {
+      s.lo[a] = static_cast<int>(lo_f[a]);
+      s.hi[a] = static_cast<int>(hi_f[a]) + 1;
+      s.dec[a] = dec_zyx[a];
+      n[a] = (s.hi[a] - s.lo[a] + s.dec[a] - 1) / s.dec[a];
+      s.geometry.spacing[a] = h[a] * s.dec[a];
+      s.geometry.origin[a] = g.origin(a) + (s.lo[a] - g.offset(a)) * h[a];
+      s.geometry.decimation[a] = s.dec[a];
+    }
+    s.geometry.nz = n[0];
+    s.geometry.ny = n[1];
+    s.geometry.nx = n[2];
+  }
+
+  // Memory: wavefields and model on the device; traces beside them.
+  const size_t traces = (p.receivers.size() + 1) * static_cast<size_t>(p.nt) * sizeof(float);
+  p.device_bytes = cuda_engine_bytes(p.spec) + 2 * traces;
+  const size_t elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
+  p.host_bytes = 3 * static_cast<size_t>(g.layout().size()) * elem +
+                 static_cast<size_t>(g.layout().size()) * 4 + traces;
+  return p;
+}
+
+std::string describe_plan(const RunPlan& p) {
+  const RunConfig& c = p.config;
+  const Layout& l = p.grid.layout();
+  std::ostringstream os;
+  os << "grid        " << c.grid.nx << " x " << c.grid.ny << " x " << c.grid.nz
+     << " physical cells (x, y, z), spacing " << c.grid.dx << ", " << c.grid.dy << ", "
+     << c.grid.dz << " m\n";
+  os << "            computational " << l.nx << " x " << l.ny << " x " << l.nz
+     << " with absorbing " << p.grid.width_hi(2) << " cells/face"
+     << (c.boundary.free_surface ? " (free surface on top)" : "") << " and halo "
+     << p.grid.radius() << ", " << fmt(double(l.cells()) / 1e6, 5) << " Mcells\n";
+  os << "model       " << to_string(c.model.type) << ", v " << p.model.vmin << " .. "
+     << p.model.vmax << " m/s\n";
+  os << "physics     " << to_string(c.physics.equation) << ", order " << c.physics.order << "\n";
+  os << "time        dt " << fmt(p.dt, 6) << " s (stability limit " << fmt(p.dt_limit, 6)
+     << " s, ratio " << fmt(p.dt / p.dt_limit, 3) << "), " << p.nt << " samples to "
+     << fmt((p.nt - 1) * p.dt, 6) << " s\n";
+  os << "wavelet     " << to_string(c.source.wavelet) << ", f_max " << fmt(p.fmax, 4)
+     << " Hz, " << fmt(p.points_per_wavelength, 3) << " points per minimum wavelength\n";
+  os << "source      " << fmt_point(c.source.position) << ", " << to_string(c.source.injection)
+     << " injection\n";
+  os << "receivers   " << p.receivers.size() << ", recorded every " << fmt(p.out_every * p.dt, 6)
+     << " s (" << p.nt_out() << " samples)\n";
+  if (p.snapshots.enabled)
+    os << "snapshots   every " << p.snapshots.every << " steps, " << p.snapshots.geometry.nx
+       << " x " << p.snapshots.geometry.ny << " x " << p.snapshots.geometry.nz << " samples\n";
+  os << "memory      " << fmt(p.device_bytes / 1048576.0, 5) << " MiB per device, "
+     << fmt(p.host_bytes / 1048576.0, 5) << " MiB on the host (cpu backend)\n";
+  for (const auto& w : p.warnings) os << "warning     " << w << "\n";
+  return os.str();
+}
+
+}  // namespace seisfd

@@ -1,0 +1,54 @@
+// RunPlan: everything derived from a validated RunConfig before any wavefield exists: grid,
+// model, dt from the stability bound, sources, receivers, output sampling, memory. `seisfd
+// check` prints it; `seisfd run` executes it. Errors that need the model (dt above the bound,
+// points outside the domain) are ConfigErrors naming the key.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "io/snapshots.hpp"
+#include "kernels/engine.hpp"
+#include "solver/config.hpp"
+#include "solver/grid.hpp"
+#include "solver/model.hpp"
+
+namespace seisfd {
+
+// dt <= 2 / (v_max sqrt(lambda_max)), lambda_max = sum_d (|a_0| + 2 sum |a_k|) / h_d^2.
+double stability_limit(double vmax, int radius, const double h[3]);
+
+struct SnapshotPlan {
+  bool enabled = false;
+  int every = 0;                      // steps between snapshots
+  int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, dec[3] = {1, 1, 1};  // computational (z, y, x)
+  io::SnapshotGeometry geometry;
+};
+
+struct RunPlan {
+  RunPlan(const RunConfig& c, const SimGrid& g, VelocityModel m)
+      : config(c), grid(g), model(std::move(m)) {}
+  RunConfig config;
+  SimGrid grid;
+  VelocityModel model;
+  double dt = 0, dt_limit = 0;
+  int nt = 0;                         // time samples, t = 0 .. (nt - 1) dt
+  int out_every = 1;                  // gathers keep every out_every-th sample
+  double fmax = 0, points_per_wavelength = 0;
+  std::vector<std::string> warnings;
+  std::vector<double> wavelet;        // nt samples at dt
+  std::vector<Vec3> receivers;
+  StepSpec spec;
+  SnapshotPlan snapshots;
+  size_t device_bytes = 0, host_bytes = 0;
+
+  int nt_out() const { return (nt - 1) / out_every + 1; }
+};
+
+RunPlan make_plan(const RunConfig& c);
+std::string describe_plan(const RunPlan& p);  // multi-line text for `seisfd check`
+
+std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present,
+                                     const std::string& source_path);
+
+}  // namespace seisfd

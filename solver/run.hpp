@@ -1,0 +1,30 @@
+// One modelling run from a config: plan, engine, time loop, gathers, snapshots, report.
+#pragma once
+#include <atomic>
+#include <string>
+
+#include "solver/config.hpp"
+
+namespace seisfd {
+
+struct RunOptions {
+  Backend backend = Backend::kAuto;  // overrides kernel.backend unless kAuto
+  bool overwrite = false;
+  bool quiet = false;
+  const std::atomic<bool>* stop = nullptr;  // set by the SIGINT handler
+};
+
+struct RunSummary {
+  std::string backend, device, kernel;
+  int steps = 0;
+  double seconds = 0, gcells_per_s = 0;
+  std::string directory;
+};
+
+// Throws ConfigError, io::IoError, NumericalError, Interrupted (files then stay *.partial with
+// complete = 0), or backend errors.
+RunSummary execute_run(const RunConfig& config, const RunOptions& opt);
+
+std::string seisfd_version();
+
+}  // namespace seisfd

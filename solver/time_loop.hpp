@@ -1,0 +1,53 @@
+// The time loop: advances an engine through nt samples, stopping at the event steps
+// (diagnostics, snapshots, progress) and batching the steps in between into engine.steps().
+#pragma once
+#include <atomic>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+#include "kernels/engine.hpp"
+
+namespace seisfd {
+
+// A NaN or Inf in the wavefield: names the step and the cell.
+class NumericalError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The loop saw the stop flag (SIGINT).
+class Interrupted : public std::runtime_error {
+ public:
+  explicit Interrupted(int step) : std::runtime_error("interrupted"), step_(step) {}
+  int step() const { return step_; }
+
+ private:
+  int step_;
+};
+
+struct LoopOptions {
+  int diagnostics_interval = 10;  // steps; 0 = never
+  int snapshot_every = 0;         // steps; 0 = never
+  int progress_every = 0;         // steps between progress callbacks; 0 = never
+  const std::atomic<bool>* stop = nullptr;
+  // Names a cell index for messages, e.g. "(x=10, y=3, z=7)".
+  std::function<std::string(int64_t)> describe_cell;
+};
+
+struct LoopCallbacks {
+  std::function<void(int field_index)> on_snapshot;  // the engine holds field field_index
+  std::function<void(int steps_done, int steps_total)> on_progress;
+};
+
+struct LoopResult {
+  int steps = 0;
+  double seconds = 0;  // wall time of the loop (engine synchronized at the end)
+  Diagnostics last;
+  int diagnostics_runs = 0;
+};
+
+LoopResult run_time_loop(WaveEngine& engine, int nt, const LoopOptions& opt,
+                         const LoopCallbacks& cb = {});
+
+}  // namespace seisfd

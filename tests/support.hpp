@@ -1,0 +1,91 @@
+// Building blocks for physics tests: homogeneous problems built in code (no config file).
+#pragma once
+#include <cmath>
+#include <vector>
+
+#include "kernels/engine.hpp"
+#include "solver/config.hpp"
+#include "solver/grid.hpp"
+#include "solver/plan.hpp"
+#include "solver/points.hpp"
+
+namespace seisfd::test {
+
+struct Problem {
+  SimGrid grid;
+  StepSpec spec;
+  std::vector<float> velocity;  // over the layout
+  double dt = 0;
+};
+
+inline GridConfig cube_grid(int nx, int ny, int nz, double h) {
+  GridConfig g;
+  g.nx = nx;
+  g.ny = ny;
+  g.nz = nz;
+  g.dx = g.dy = g.dz = h;
+  return g;
+}
+
+// A homogeneous medium v. dt = courant x the stability limit unless dt > 0 is given.
+inline Problem homogeneous(const GridConfig& g, const BoundaryConfig& b, int order, double v,
+                           double courant, double dt = 0) {
+  SimGrid grid(g, b, order);
+  const double h[3] = {g.dz, g.dy, g.dx};
+  const double dt_use = dt > 0 ? dt : courant * stability_limit(v, order / 2, h);
+  std::array<double, 3> damp{0, 0, 0};
+  if (b.type == BoundaryType::kSponge && b.width > 0)
+    for (int a = 0; a < 3; ++a)
+      damp[a] = 3.0 * v * std::log(1.0 / b.reflection) / (2.0 * b.width * h[a]) * dt_use / 2.0;
+  StepSpec spec = grid.step_spec(damp);
+  std::vector<float> vel(static_cast<size_t>(grid.layout().size()), static_cast<float>(v));
+  return {grid, spec, vel, dt_use};
+}
+
+inline BoundaryConfig no_boundary() {
+  BoundaryConfig b;
+  b.type = BoundaryType::kNone;
+  b.width = 0;
+  return b;
+}
+
+inline BoundaryConfig sponge(int width, bool free_surface = false) {
+  BoundaryConfig b;
+  b.type = BoundaryType::kSponge;
+  b.width = width;
+  b.free_surface = free_surface;
+  return b;
+}
+
+inline double rel_l2(const std::vector<double>& a, const std::vector<double>& b) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num += (a[i] - b[i]) * (a[i] - b[i]);
+    den += b[i] * b[i];
+  }
+  return std::sqrt(num / den);
+}
+
+inline double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+// Least-squares slope of log(err) against log(h).
+inline double loglog_slope(const std::vector<double>& h, const std::vector<double>& err) {
+  double mx = 0, my = 0;
+  const size_t n = h.size();
+  for (size_t i = 0; i < n; ++i) {
+    mx += std::log(h[i]) / n;
+    my += std::log(err[i]) / n;
+  }
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sxy += (std::log(h[i]) - mx) * (std::log(err[i]) - my);
+    sxx += (std::log(h[i]) - mx) * (std::log(h[i]) - mx);
+  }
+  return sxy / sxx;
+}
+
+}  // namespace seisfd::test
