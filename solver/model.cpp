@@ -62,7 +62,10 @@ VelocityModel build_model(const RunConfig& c) {
       try {
         m.vp = io::read_volume(mc.path, mc.dataset, {g.nz, g.ny, g.nx});
       } catch (const io::IoError& e) {
-        throw ConfigError("model.path", e.what(), c.source_path);
+        // read_volume's messages already start with "model.path: "; name the key once.
+        std::string what = e.what();
+        if (what.rfind("model.path: ", 0) == 0) what.erase(0, 12);
+        throw ConfigError("model.path", what, c.source_path);
       }
       break;
   }
