@@ -1,0 +1,28 @@
+// GPU tests skip visibly without a device, and fail instead under SEISFD_REQUIRE_GPU=1.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/cuda_backend.hpp"
+
+namespace seisfd::test {
+
+inline bool gpu_required() {
+  const char* e = std::getenv("SEISFD_REQUIRE_GPU");
+  return e && std::strcmp(e, "0") != 0 && *e;
+}
+
+inline bool have_gpu() { return !cuda_devices().empty(); }
+
+}  // namespace seisfd::test
+
+// Use at the top of a GPU test body.
+#define SEISFD_REQUIRE_DEVICE_OR_SKIP()                                                   \
+  do {                                                                                    \
+    if (!::seisfd::test::have_gpu()) {                                                    \
+      if (::seisfd::test::gpu_required()) FAIL() << "SEISFD_REQUIRE_GPU=1 but no CUDA device"; \
+      GTEST_SKIP() << (::seisfd::cuda_built() ? "no CUDA device" : "built without CUDA");  \
+    }                                                                                     \
+  } while (0)

@@ -1,0 +1,139 @@
+// Every registered GPU variant against the CPU reference, through the same WaveEngine
+// interface, the same problem and the same checks (SCOPED_TRACE names the variant).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "kernels/cuda_backend.hpp"
+#include "kernels/reference/cpu_engine.hpp"
+#include "kernels/registry.hpp"
+#include "solver/operators.hpp"
+#include "solver/wavelet.hpp"
+#include "tests/gpu_skip.hpp"
+#include "tests/support.hpp"
+#include "tests/tolerances.hpp"
+
+namespace seisfd {
+namespace {
+
+std::vector<std::string> variant_names() {
+  std::vector<std::string> n;
+  for (const auto& v : kernel_registry()) n.push_back(v.name);
+  return n;
+}
+
+// Visible in every build: says whether the GPU suite below can run here.
+TEST(Gpu, DeviceAvailable) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const auto d = cuda_devices();
+  std::printf("[gpu] %s, compute capability %d, %d SMs\n", d[0].name.c_str(),
+              d[0].compute_capability, d[0].multiprocessors);
+  EXPECT_FALSE(kernel_registry().empty());
+}
+
+struct GpuCase {
+  test::Problem p;
+  SparsePoints src, rec;
+  std::vector<double> wavelet;
+  int nt;
+};
+
+// Heterogeneous model, sponge on five faces, free surface, off-grid sinc points: every
+// code path of a step runs. Odd sizes so no axis is a multiple of a block dimension.
+GpuCase make_setup(int order, int nt) {
+  auto p = test::homogeneous(test::cube_grid(45, 37, 29, 10.0), test::sponge(8, true), order,
+                             2000.0, 0.9);
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> vel(1600.f, 2400.f);
+  for (auto& v : p.velocity) v = vel(rng);
+  p.dt = 0.85 * stability_limit(2400.0, order / 2, p.spec.h);
+  SourceConfig sc;
+  sc.frequency = 25;
+  const auto src = make_points(p.grid, p.spec, {{221.3, 180.2, 33.3}}, PointInterp::kSinc,
+                               PointRole::kSource);
+  std::vector<Vec3> rp;
+  for (int i = 0; i < 20; ++i) rp.push_back({20.0 + 20.5 * i, 100.0 + 3.0 * i, 6.0});
+  const auto rec = make_points(p.grid, p.spec, rp, PointInterp::kSinc, PointRole::kReceiver);
+  return {p, src, rec, make_wavelet(sc, p.dt, nt), nt};
+}
+
+class GpuVariant : public ::testing::TestWithParam<std::string> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuVariant);
+
+TEST_P(GpuVariant, MatchesCpuReferenceAfter500Steps) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  SCOPED_TRACE(v->name);
+  const GpuCase s = make_setup(v->order, 501);
+  reference::CpuEngine<float> cpu(s.p.spec, s.p.velocity, s.p.dt);
+  auto gpu = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, v->name);
+  const auto dc = apply_forward(cpu, s.src, s.wavelet, s.rec, s.nt);
+  const auto dg = apply_forward(*gpu, s.src, s.wavelet, s.rec, s.nt);
+  const double trace_err = test::rel_l2(dg, dc);
+  const int lo[3] = {0, 0, 0};
+  const int hi[3] = {s.p.spec.layout.nz, s.p.spec.layout.ny, s.p.spec.layout.nx};
+  const int dec[3] = {1, 1, 1};
+  std::vector<float> fg, fc;
+  gpu->copy_field(lo, hi, dec, fg);
+  cpu.copy_field(lo, hi, dec, fc);
+  const double field_err =
+      test::rel_l2(std::vector<double>(fg.begin(), fg.end()), std::vector<double>(fc.begin(), fc.end()));
+  std::printf("[gpu] %-24s traces %.2e  field %.2e (relative L2 after 500 steps)\n",
+              v->name.c_str(), trace_err, field_err);
+  EXPECT_LE(trace_err, tol::kCpuGpuL2);
+  EXPECT_LE(field_err, tol::kCpuGpuL2);
+  // Diagnostics agree with the CPU's.
+  const Diagnostics a = gpu->diagnostics(), b = cpu.diagnostics();
+  EXPECT_NEAR(a.sum_sq, b.sum_sq, 1e-4 * b.sum_sq);
+  EXPECT_NEAR(a.max_abs, b.max_abs, 1e-4 * b.max_abs);
+  EXPECT_EQ(a.nonfinite, 0);
+}
+
+TEST_P(GpuVariant, DotTestFp32) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  const GpuCase s = make_setup(v->order, 300);
+  std::mt19937 rng(5);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<double> w(s.nt), d(static_cast<size_t>(s.rec.count()) * s.nt);
+  for (auto& x : w) x = g(rng);
+  for (auto& x : d) x = g(rng);
+  auto fwd = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, v->name);
+  auto adj = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, v->name);
+  const double lhs = test::dot(apply_forward(*fwd, s.src, w, s.rec, s.nt), d);
+  const double rhs = test::dot(w, apply_adjoint(*adj, s.rec, d, s.src, s.nt));
+  const double rel = std::fabs(lhs - rhs) / std::max(std::fabs(lhs), std::fabs(rhs));
+  std::printf("[gpu] %-24s dot test relative %.2e\n", v->name.c_str(), rel);
+  EXPECT_LE(rel, tol::kDotFp32);
+}
+
+TEST_P(GpuVariant, NonFiniteCellIsReported) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  GpuCase s = make_setup(v->order, 20);
+  const int64_t bad = s.p.spec.layout.idx(15, 20, 25);
+  s.p.velocity[bad] = NAN;
+  auto gpu = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, v->name);
+  gpu->set_injection(s.src, s.wavelet, s.nt);
+  gpu->set_recording(s.rec, s.nt);
+  gpu->steps(0, 3);
+  const Diagnostics d = gpu->diagnostics();
+  EXPECT_GT(d.nonfinite, 0);
+  EXPECT_GE(d.first_nonfinite, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuVariant, ::testing::ValuesIn(variant_names()),
+                         [](const auto& i) {
+                           std::string n = i.param;
+                           for (char& c : n)
+                             if (c == '/') c = '_';
+                           return n;
+                         });
+
+}  // namespace
+}  // namespace seisfd
