@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian packages seisfd builds against, skipping those already present.
+# CUDA is optional: with nvcc on PATH (or in /usr/local/cuda/bin) the CUDA backend is built too.
+set -euo pipefail
+pkgs=(build-essential cmake ninja-build pkg-config libhdf5-dev libcli11-dev libtomlplusplus-dev
+      nlohmann-json3-dev libgtest-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  echo "seisfd setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+# Make nvcc visible to CMake when the toolkit is installed in its default place.
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  echo "seisfd setup: nvcc found in /usr/local/cuda/bin (add it to PATH for the CUDA backend)"
+fi
