@@ -49,6 +49,13 @@ inline BoundaryConfig no_boundary() {
   return b;
 }
 
+// No absorbing layer, pressure-release top: energy is conserved.
+inline BoundaryConfig reflecting_top_free() {
+  BoundaryConfig b = no_boundary();
+  b.free_surface = true;
+  return b;
+}
+
 inline BoundaryConfig sponge(int width, bool free_surface = false) {
   BoundaryConfig b;
   b.type = BoundaryType::kSponge;
