@@ -118,8 +118,8 @@ int cmd_kernels() {
     std::printf("no GPU kernels: this build has no CUDA backend\n");
     return 0;
   }
-  std::printf("%-28s %-10s %-6s %-16s %-6s %s\n", "name", "physics", "order", "technique",
-              "min_cc", "description");
+  std::printf("%-28s %-10s %-6s %-16s %-6s %s\n", "name", "physics", "order", "technique", "min_cc",
+              "description");
   for (const auto& v : reg)
     std::printf("%-28s %-10s %-6d %-16s %-6d %s\n", v.name.c_str(), v.physics.c_str(), v.order,
                 v.technique.c_str(), v.min_compute_capability, v.description.c_str());

@@ -22,7 +22,7 @@ struct DeviceInfo {
 };
 
 bool cuda_built();
-std::string cuda_runtime_version();  // "" when not built
+std::string cuda_runtime_version();      // "" when not built
 std::vector<DeviceInfo> cuda_devices();  // never throws; empty when no driver or device
 
 // Device memory a CUDA engine needs for this spec (wavefields and model; traces extra).

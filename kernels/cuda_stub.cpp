@@ -5,9 +5,15 @@
 
 namespace seisfd {
 
-bool cuda_built() { return false; }
-std::string cuda_runtime_version() { return ""; }
-std::vector<DeviceInfo> cuda_devices() { return {}; }
+bool cuda_built() {
+  return false;
+}
+std::string cuda_runtime_version() {
+  return "";
+}
+std::vector<DeviceInfo> cuda_devices() {
+  return {};
+}
 size_t cuda_engine_bytes(const StepSpec& spec) {
   return 3 * static_cast<size_t>(spec.layout.size()) * sizeof(float);
 }

@@ -23,9 +23,9 @@ struct SparsePoints {
 };
 
 struct Diagnostics {
-  double sum_sq = 0;           // sum of p^2 over the updated region
+  double sum_sq = 0;  // sum of p^2 over the updated region
   double max_abs = 0;
-  int64_t nonfinite = 0;       // cells that are NaN or Inf
+  int64_t nonfinite = 0;         // cells that are NaN or Inf
   int64_t first_nonfinite = -1;  // linear index of one such cell, -1 if none
 };
 
@@ -52,7 +52,7 @@ class WaveEngine {
   virtual void copy_field(const int lo[3], const int hi[3], const int dec[3],
                           std::vector<float>& out) = 0;
   virtual std::vector<double> recorded() = 0;  // [npoints][nt]
-  virtual Diagnostics diagnostics() = 0;      // of the current field
+  virtual Diagnostics diagnostics() = 0;       // of the current field
   virtual void synchronize() {}
 };
 

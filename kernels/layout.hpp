@@ -27,7 +27,8 @@ struct Layout {
 #if defined(__CUDACC__)
   __host__ __device__
 #endif
-  int64_t idx(int z, int y, int x) const {
+      int64_t
+      idx(int z, int y, int x) const {
     return z * sz + y * sy + x;
   }
 };

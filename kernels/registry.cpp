@@ -52,7 +52,8 @@ const KernelVariant* find_variant(const std::string& name) {
 const KernelVariant& resolve_variant(const std::string& requested, const std::string& physics,
                                      int order, const StepSpec& spec, int cc) {
   if (kernel_registry().empty())
-    throw std::invalid_argument("kernel.variant: this build has no CUDA kernels (built without CUDA)");
+    throw std::invalid_argument(
+        "kernel.variant: this build has no CUDA kernels (built without CUDA)");
   if (requested != "auto") {
     const KernelVariant* v = find_variant(requested);
     if (!v)
@@ -75,8 +76,8 @@ const KernelVariant& resolve_variant(const std::string& requested, const std::st
       if (v.physics == physics && v.order == order && v.technique == tech &&
           cc >= v.min_compute_capability && v.can_implement(spec, cc).empty())
         return v;
-  throw std::invalid_argument("kernel.variant: no registered variant runs " + physics +
-                              " order " + std::to_string(order) + " on this device");
+  throw std::invalid_argument("kernel.variant: no registered variant runs " + physics + " order " +
+                              std::to_string(order) + " on this device");
 }
 
 }  // namespace seisfd

@@ -22,10 +22,10 @@ using AcousticLaunchFn = void (*)(const StepSpec&, const AcousticFields&, void* 
 using CanImplementFn = std::string (*)(const StepSpec&, int compute_capability);
 
 struct KernelVariant {
-  std::string name;         // "acoustic/o8/naive"
-  std::string physics;      // "acoustic"
-  int order = 0;            // space order 2R
-  std::string technique;    // "naive", "smem_regqueue", ...
+  std::string name;       // "acoustic/o8/naive"
+  std::string physics;    // "acoustic"
+  int order = 0;          // space order 2R
+  std::string technique;  // "naive", "smem_regqueue", ...
   std::string description;
   int min_compute_capability = 0;  // e.g. 90 for TMA variants
   CanImplementFn can_implement = nullptr;

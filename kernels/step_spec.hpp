@@ -10,21 +10,21 @@ namespace seisfd {
 
 // Axis order everywhere in this struct: 0 = z, 1 = y, 2 = x.
 struct SpongeSpec {
-  int phys_lo[3] = {0, 0, 0};    // first physical cell index (computational)
-  int phys_hi[3] = {0, 0, 0};    // last physical cell index (computational)
-  int width_lo[3] = {0, 0, 0};   // absorbing cells below phys_lo (0: no layer on that face)
-  int width_hi[3] = {0, 0, 0};   // absorbing cells above phys_hi
-  double damp[3] = {0, 0, 0};    // eta_max * dt / 2 for each axis (0: sponge off)
+  int phys_lo[3] = {0, 0, 0};   // first physical cell index (computational)
+  int phys_hi[3] = {0, 0, 0};   // last physical cell index (computational)
+  int width_lo[3] = {0, 0, 0};  // absorbing cells below phys_lo (0: no layer on that face)
+  int width_hi[3] = {0, 0, 0};  // absorbing cells above phys_hi
+  double damp[3] = {0, 0, 0};   // eta_max * dt / 2 for each axis (0: sponge off)
 };
 
 struct StepSpec {
   Layout layout;
-  int radius = 4;                // order / 2
-  double h[3] = {1, 1, 1};       // spacing (z, y, x), m
-  int begin[3] = {0, 0, 0};      // updated region [begin, end) per axis (z, y, x)
+  int radius = 4;            // order / 2
+  double h[3] = {1, 1, 1};   // spacing (z, y, x), m
+  int begin[3] = {0, 0, 0};  // updated region [begin, end) per axis (z, y, x)
   int end[3] = {0, 0, 0};
   SpongeSpec sponge;
-  bool free_surface = false;     // pressure release at z index `surface`, mirrored above
+  bool free_surface = false;  // pressure release at z index `surface`, mirrored above
   int surface = 0;
 
   bool sponge_on() const { return sponge.damp[0] > 0 || sponge.damp[1] > 0 || sponge.damp[2] > 0; }

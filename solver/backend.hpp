@@ -10,7 +10,7 @@ namespace seisfd {
 
 struct EngineChoice {
   Backend backend = Backend::kCpu;
-  std::string device;   // "NVIDIA H100 80GB HBM3" or "cpu (N threads)"
+  std::string device;  // "NVIDIA H100 80GB HBM3" or "cpu (N threads)"
   std::unique_ptr<WaveEngine> engine;
 };
 

@@ -28,46 +28,50 @@ class ConfigError : public std::runtime_error {
 };
 
 struct GridConfig {
-  int nx = 0, ny = 0, nz = 0;              // physical cells per axis
-  double dx = 0, dy = 0, dz = 0;           // spacing, m
-  Vec3 origin{0.0, 0.0, 0.0};              // position of physical cell (0,0,0), m
+  int nx = 0, ny = 0, nz = 0;     // physical cells per axis
+  double dx = 0, dy = 0, dz = 0;  // spacing, m
+  Vec3 origin{0.0, 0.0, 0.0};     // position of physical cell (0,0,0), m
 };
 
 enum class ModelType { kConstant, kLayered, kSalt, kFile };
 
 struct ModelConfig {
   ModelType type = ModelType::kConstant;
-  double vp = 0;                           // constant: velocity, m/s
-  std::vector<double> interfaces;          // layered: depth of the top of each layer, m (first = 0 or above top)
-  std::vector<double> velocities;          // layered: one velocity per layer, m/s
-  std::string path;                        // file: HDF5 file (resolved relative to the config file)
-  std::string dataset = "vp";              // file: dataset name
+  double vp = 0;  // constant: velocity, m/s
+  std::vector<double>
+      interfaces;  // layered: depth of the top of each layer, m (first = 0 or above top)
+  std::vector<double> velocities;  // layered: one velocity per layer, m/s
+  std::string path;                // file: HDF5 file (resolved relative to the config file)
+  std::string dataset = "vp";      // file: dataset name
 };
 
 enum class Equation { kAcoustic };
 
 struct PhysicsConfig {
   Equation equation = Equation::kAcoustic;
-  int order = 8;                           // even, 2..16
+  int order = 8;  // even, 2..16
 };
 
 struct TimeConfig {
-  double duration = 0;                     // s, > 0
-  std::optional<double> dt;                // s; absent: courant x stability bound
-  double courant = 0.9;                    // (0, 1]
+  double duration = 0;       // s, > 0
+  std::optional<double> dt;  // s; absent: courant x stability bound
+  double courant = 0.9;      // (0, 1]
 };
 
 enum class WaveletType { kRicker, kFile };
-enum class PointInterp { kSinc, kTrilinear };  // Kaiser-windowed sinc (Hicks 2002, radius 4) or trilinear
+enum class PointInterp {
+  kSinc,
+  kTrilinear
+};  // Kaiser-windowed sinc (Hicks 2002, radius 4) or trilinear
 
 struct SourceConfig {
   Vec3 position{0.0, 0.0, 0.0};
   WaveletType wavelet = WaveletType::kRicker;
-  double frequency = 0;                    // ricker: peak frequency, Hz
-  std::optional<double> delay;             // ricker: time of the peak, s (default 1.5 / frequency)
+  double frequency = 0;         // ricker: peak frequency, Hz
+  std::optional<double> delay;  // ricker: time of the peak, s (default 1.5 / frequency)
   double amplitude = 1.0;
-  std::string file;                        // file: one sample per line ('#' comments)
-  double file_dt = 0;                      // file: its sample interval, s
+  std::string file;    // file: one sample per line ('#' comments)
+  double file_dt = 0;  // file: its sample interval, s
   PointInterp injection = PointInterp::kSinc;
 };
 
@@ -75,11 +79,11 @@ enum class ReceiverLayout { kLine, kGrid, kFile };
 
 struct ReceiverConfig {
   ReceiverLayout layout = ReceiverLayout::kLine;
-  Vec3 start{0.0, 0.0, 0.0};               // line: first receiver; grid: corner
-  Vec3 end{0.0, 0.0, 0.0};                 // line: last receiver; grid: opposite corner (same z)
-  std::array<int, 2> count{1, 1};          // line: count[0] receivers; grid: count[0] along x, count[1] along y
-                                           // {0, 0} (layout line): the config has no [receivers]
-  std::string file;                        // file: one "x y z" per line ('#' comments)
+  Vec3 start{0.0, 0.0, 0.0};       // line: first receiver; grid: corner
+  Vec3 end{0.0, 0.0, 0.0};         // line: last receiver; grid: opposite corner (same z)
+  std::array<int, 2> count{1, 1};  // line: count[0] receivers; grid: count[0] along x, count[1]
+                                   // along y {0, 0} (layout line): the config has no [receivers]
+  std::string file;  // file: one "x y z" per line ('#' comments)
   PointInterp interpolation = PointInterp::kSinc;
 };
 
@@ -87,9 +91,9 @@ enum class BoundaryType { kNone, kSponge };
 
 struct BoundaryConfig {
   BoundaryType type = BoundaryType::kSponge;
-  int width = 20;                          // absorbing cells per face (0 for none)
-  double reflection = 1e-3;                // sponge: target reflection coefficient at normal incidence
-  bool free_surface = false;               // pressure-release top at z = origin z
+  int width = 20;             // absorbing cells per face (0 for none)
+  double reflection = 1e-3;   // sponge: target reflection coefficient at normal incidence
+  bool free_surface = false;  // pressure-release top at z = origin z
 };
 
 struct SnapshotConfig {
@@ -100,9 +104,10 @@ struct SnapshotConfig {
 };
 
 struct OutputConfig {
-  std::string directory = "seisfd_out";    // resolved relative to the current directory
+  std::string directory = "seisfd_out";  // resolved relative to the current directory
   bool gathers = true;
-  std::optional<double> sample_interval;   // s; gather sampling (default dt); dt is rounded so it divides evenly
+  std::optional<double>
+      sample_interval;  // s; gather sampling (default dt); dt is rounded so it divides evenly
   SnapshotConfig snapshots;
 };
 
@@ -117,7 +122,7 @@ struct KernelConfig {
 };
 
 struct RunConfig {
-  std::string source_path;                 // the config file ("" when built in code)
+  std::string source_path;  // the config file ("" when built in code)
   GridConfig grid;
   ModelConfig model;
   PhysicsConfig physics;

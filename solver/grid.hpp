@@ -17,7 +17,7 @@ class SimGrid {
   int radius() const { return radius_; }
   bool free_surface() const { return free_surface_; }
   // Axis order (z, y, x) from here on.
-  int offset(int axis) const { return off_[axis]; }         // computational index of physical 0
+  int offset(int axis) const { return off_[axis]; }  // computational index of physical 0
   int physical_size(int axis) const { return n_[axis]; }
   double spacing(int axis) const { return h_[axis]; }
   double origin(int axis) const { return o_[axis]; }

@@ -55,8 +55,8 @@ VelocityModel build_model(const RunConfig& c) {
       for (int z = 0; z < g.nz; ++z)
         for (int y = 0; y < g.ny; ++y)
           for (int x = 0; x < g.nx; ++x)
-            m.vp[(static_cast<size_t>(z) * g.ny + y) * g.nx + x] = salt_demo_velocity(
-                lo[0] + x * g.dx, lo[1] + y * g.dy, lo[2] + z * g.dz, lo, hi);
+            m.vp[(static_cast<size_t>(z) * g.ny + y) * g.nx + x] =
+                salt_demo_velocity(lo[0] + x * g.dx, lo[1] + y * g.dy, lo[2] + z * g.dz, lo, hi);
       break;
     case ModelType::kFile:
       try {

@@ -60,8 +60,7 @@ double stability_limit(double vmax, int radius, const double h[3]) {
   return 2.0 / (vmax * std::sqrt(lambda));
 }
 
-std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present,
-                                     const std::string&) {
+std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present, const std::string&) {
   std::vector<Vec3> out;
   if (!present) return out;
   auto lerp = [](const Vec3& a, const Vec3& b, double t) {
@@ -121,12 +120,14 @@ RunPlan make_plan(const RunConfig& c) {
     }
   }
   p.nt = static_cast<int>(std::floor(c.time.duration / p.dt + 1e-9)) + 1;
-  if (p.nt < 2) throw ConfigError("time.duration", "shorter than one time step " + fmt(p.dt) + " s", src);
+  if (p.nt < 2)
+    throw ConfigError("time.duration", "shorter than one time step " + fmt(p.dt) + " s", src);
 
   // Source, wavelet, sampling warning.
   if (!g.inside_physical(c.source.position))
-    throw ConfigError("source.position", fmt_point(c.source.position) +
-                      " is outside the physical domain " + domain_text(g), src);
+    throw ConfigError(
+        "source.position",
+        fmt_point(c.source.position) + " is outside the physical domain " + domain_text(g), src);
   p.wavelet = make_wavelet(c.source, p.dt, p.nt);
   p.fmax = max_frequency(c.source, p.wavelet, p.dt);
   const double hmax = std::max({h[0], h[1], h[2]});
@@ -143,9 +144,11 @@ RunPlan make_plan(const RunConfig& c) {
   p.receivers = receiver_positions(c.receivers, have_receivers, src);
   for (size_t i = 0; i < p.receivers.size(); ++i)
     if (!g.inside_physical(p.receivers[i]))
-      throw ConfigError(c.receivers.layout == ReceiverLayout::kFile ? "receivers.file" : "receivers",
-                        "receiver " + std::to_string(i) + " at " + fmt_point(p.receivers[i]) +
-                            " is outside the physical domain " + domain_text(g), src);
+      throw ConfigError(
+          c.receivers.layout == ReceiverLayout::kFile ? "receivers.file" : "receivers",
+          "receiver " + std::to_string(i) + " at " + fmt_point(p.receivers[i]) +
+              " is outside the physical domain " + domain_text(g),
+          src);
 
   // Sponge: eta_max = 3 v_max ln(1/R) / (2 W h) per axis (the PML-style estimate), g = eta dt/2.
   std::array<double, 3> damp{0, 0, 0};
@@ -208,20 +211,20 @@ std::string describe_plan(const RunPlan& p) {
   const Layout& l = p.grid.layout();
   std::ostringstream os;
   os << "grid        " << c.grid.nx << " x " << c.grid.ny << " x " << c.grid.nz
-     << " physical cells (x, y, z), spacing " << c.grid.dx << ", " << c.grid.dy << ", "
-     << c.grid.dz << " m\n";
-  os << "            computational " << l.nx << " x " << l.ny << " x " << l.nz
-     << " with absorbing " << p.grid.width_hi(2) << " cells/face"
-     << (c.boundary.free_surface ? " (free surface on top)" : "") << " and halo "
-     << p.grid.radius() << ", " << fmt(double(l.cells()) / 1e6, 5) << " Mcells\n";
+     << " physical cells (x, y, z), spacing " << c.grid.dx << ", " << c.grid.dy << ", " << c.grid.dz
+     << " m\n";
+  os << "            computational " << l.nx << " x " << l.ny << " x " << l.nz << " with absorbing "
+     << p.grid.width_hi(2) << " cells/face"
+     << (c.boundary.free_surface ? " (free surface on top)" : "") << " and halo " << p.grid.radius()
+     << ", " << fmt(double(l.cells()) / 1e6, 5) << " Mcells\n";
   os << "model       " << to_string(c.model.type) << ", v " << p.model.vmin << " .. "
      << p.model.vmax << " m/s\n";
   os << "physics     " << to_string(c.physics.equation) << ", order " << c.physics.order << "\n";
   os << "time        dt " << fmt(p.dt, 6) << " s (stability limit " << fmt(p.dt_limit, 6)
      << " s, ratio " << fmt(p.dt / p.dt_limit, 3) << "), " << p.nt << " samples to "
      << fmt((p.nt - 1) * p.dt, 6) << " s\n";
-  os << "wavelet     " << to_string(c.source.wavelet) << ", f_max " << fmt(p.fmax, 4)
-     << " Hz, " << fmt(p.points_per_wavelength, 3) << " points per minimum wavelength\n";
+  os << "wavelet     " << to_string(c.source.wavelet) << ", f_max " << fmt(p.fmax, 4) << " Hz, "
+     << fmt(p.points_per_wavelength, 3) << " points per minimum wavelength\n";
   os << "source      " << fmt_point(c.source.position) << ", " << to_string(c.source.injection)
      << " injection\n";
   os << "receivers   " << p.receivers.size() << ", recorded every " << fmt(p.out_every * p.dt, 6)

@@ -20,7 +20,7 @@ double stability_limit(double vmax, int radius, const double h[3]);
 
 struct SnapshotPlan {
   bool enabled = false;
-  int every = 0;                      // steps between snapshots
+  int every = 0;                                                 // steps between snapshots
   int lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, dec[3] = {1, 1, 1};  // computational (z, y, x)
   io::SnapshotGeometry geometry;
 };
@@ -32,11 +32,11 @@ struct RunPlan {
   SimGrid grid;
   VelocityModel model;
   double dt = 0, dt_limit = 0;
-  int nt = 0;                         // time samples, t = 0 .. (nt - 1) dt
-  int out_every = 1;                  // gathers keep every out_every-th sample
+  int nt = 0;         // time samples, t = 0 .. (nt - 1) dt
+  int out_every = 1;  // gathers keep every out_every-th sample
   double fmax = 0, points_per_wavelength = 0;
   std::vector<std::string> warnings;
-  std::vector<double> wavelet;        // nt samples at dt
+  std::vector<double> wavelet;  // nt samples at dt
   std::vector<Vec3> receivers;
   StepSpec spec;
   SnapshotPlan snapshots;

@@ -58,8 +58,7 @@ SparsePoints make_points(const SimGrid& grid, const StepSpec& spec,
                          const std::vector<Vec3>& positions, PointInterp interp, PointRole role) {
   SparsePoints sp;
   const Layout& l = spec.layout;
-  const double scale =
-      role == PointRole::kSource ? 1.0 / (spec.h[0] * spec.h[1] * spec.h[2]) : 1.0;
+  const double scale = role == PointRole::kSource ? 1.0 / (spec.h[0] * spec.h[1] * spec.h[2]) : 1.0;
   for (const Vec3& p : positions) {
     const auto f = grid.to_index(p);
     AxisWeights ax[3];

@@ -20,8 +20,8 @@ void Progress::update(int done) {
   const double elapsed = std::chrono::duration<double>(now - start_).count();
   const double mcells = elapsed > 0 ? double(cells_) * done / elapsed / 1e6 : 0.0;
   const double eta = done > 0 ? elapsed * (total_ - done) / done : 0.0;
-  std::fprintf(stderr, "%sstep %d/%d  %5.1f%%  %.1f Mcells/s  ETA %.0f s%s", tty_ ? "\r" : "",
-               done, total_, 100.0 * done / total_, mcells, eta, tty_ ? "   " : "\n");
+  std::fprintf(stderr, "%sstep %d/%d  %5.1f%%  %.1f Mcells/s  ETA %.0f s%s", tty_ ? "\r" : "", done,
+               total_, 100.0 * done / total_, mcells, eta, tty_ ? "   " : "\n");
   std::fflush(stderr);
   drawn_ = true;
 }

@@ -39,7 +39,9 @@ std::string now_iso() {
 
 }  // namespace
 
-std::string seisfd_version() { return SEISFD_VERSION; }
+std::string seisfd_version() {
+  return SEISFD_VERSION;
+}
 
 RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   const RunPlan plan = make_plan(config);
@@ -110,24 +112,33 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   s.kernel = engine.name();
   s.steps = lr.steps;
   s.seconds = lr.seconds;
-  s.gcells_per_s = lr.seconds > 0 ? double(plan.grid.layout().cells()) * lr.steps / lr.seconds / 1e9 : 0;
+  s.gcells_per_s =
+      lr.seconds > 0 ? double(plan.grid.layout().cells()) * lr.steps / lr.seconds / 1e9 : 0;
   s.directory = dir;
 
   nlohmann::json rep;
   rep["seisfd_version"] = seisfd_version();
   rep["finished"] = now_iso();
   rep["config"] = nlohmann::json::parse(config_to_json(config));
-  rep["backend"] = {{"name", s.backend}, {"device", s.device}, {"kernel", s.kernel},
+  rep["backend"] = {{"name", s.backend},
+                    {"device", s.device},
+                    {"kernel", s.kernel},
                     {"cuda_runtime", cuda_runtime_version()}};
-  rep["grid"] = {{"computational_zyx", {plan.grid.layout().nz, plan.grid.layout().ny, plan.grid.layout().nx}},
-                 {"cells", plan.grid.layout().cells()}};
-  rep["time"] = {{"dt", plan.dt}, {"dt_limit", plan.dt_limit}, {"nt", plan.nt},
+  rep["grid"] = {
+      {"computational_zyx", {plan.grid.layout().nz, plan.grid.layout().ny, plan.grid.layout().nx}},
+      {"cells", plan.grid.layout().cells()}};
+  rep["time"] = {{"dt", plan.dt},
+                 {"dt_limit", plan.dt_limit},
+                 {"nt", plan.nt},
                  {"output_dt", plan.dt * plan.out_every}};
-  rep["performance"] = {{"steps", lr.steps}, {"seconds", lr.seconds},
+  rep["performance"] = {{"steps", lr.steps},
+                        {"seconds", lr.seconds},
                         {"gcells_per_s", s.gcells_per_s},
                         {"cells_definition", "computational grid incl. absorbing layers and halo"}};
-  rep["diagnostics"] = {{"sum_sq", lr.last.sum_sq}, {"max_abs", lr.last.max_abs},
-                        {"nonfinite", lr.last.nonfinite}, {"checks", lr.diagnostics_runs},
+  rep["diagnostics"] = {{"sum_sq", lr.last.sum_sq},
+                        {"max_abs", lr.last.max_abs},
+                        {"nonfinite", lr.last.nonfinite},
+                        {"checks", lr.diagnostics_runs},
                         {"interval_steps", config.kernel.diagnostics_interval}};
   rep["warnings"] = plan.warnings;
   rep["outputs"] = outputs;

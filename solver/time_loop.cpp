@@ -27,14 +27,13 @@ LoopResult run_time_loop(WaveEngine& engine, int nt, const LoopOptions& opt,
     until = std::min(until, next_multiple(done, opt.progress_every, total));
     engine.steps(done, until);
     done = until;
-    if (opt.diagnostics_interval > 0 &&
-        (done % opt.diagnostics_interval == 0 || done == total)) {
+    if (opt.diagnostics_interval > 0 && (done % opt.diagnostics_interval == 0 || done == total)) {
       r.last = engine.diagnostics();
       ++r.diagnostics_runs;
       if (r.last.nonfinite > 0) {
-        const std::string where =
-            opt.describe_cell ? opt.describe_cell(r.last.first_nonfinite)
-                              : "index " + std::to_string(r.last.first_nonfinite);
+        const std::string where = opt.describe_cell
+                                      ? opt.describe_cell(r.last.first_nonfinite)
+                                      : "index " + std::to_string(r.last.first_nonfinite);
         throw NumericalError("wavefield is not finite at step " + std::to_string(done) + ": " +
                              std::to_string(r.last.nonfinite) + " cells, first at " + where +
                              " (is dt stable for the model? is the model finite?)");

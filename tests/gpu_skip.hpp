@@ -14,15 +14,17 @@ inline bool gpu_required() {
   return e && std::strcmp(e, "0") != 0 && *e;
 }
 
-inline bool have_gpu() { return !cuda_devices().empty(); }
+inline bool have_gpu() {
+  return !cuda_devices().empty();
+}
 
 }  // namespace seisfd::test
 
 // Use at the top of a GPU test body.
-#define SEISFD_REQUIRE_DEVICE_OR_SKIP()                                                   \
-  do {                                                                                    \
-    if (!::seisfd::test::have_gpu()) {                                                    \
+#define SEISFD_REQUIRE_DEVICE_OR_SKIP()                                                        \
+  do {                                                                                         \
+    if (!::seisfd::test::have_gpu()) {                                                         \
       if (::seisfd::test::gpu_required()) FAIL() << "SEISFD_REQUIRE_GPU=1 but no CUDA device"; \
-      GTEST_SKIP() << (::seisfd::cuda_built() ? "no CUDA device" : "built without CUDA");  \
-    }                                                                                     \
+      GTEST_SKIP() << (::seisfd::cuda_built() ? "no CUDA device" : "built without CUDA");      \
+    }                                                                                          \
   } while (0)

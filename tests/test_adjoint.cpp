@@ -32,8 +32,8 @@ double dot_mismatch(const DotCase& c, unsigned seed) {
   p.dt = 0.9 * stability_limit(3000.0, c.order / 2, p.spec.h);
   const int nt = 200;
   const std::vector<Vec3> src{{61.3, 83.7, 40.2}, {150.0, 60.0, 100.0}};  // off and on grid
-  const std::vector<Vec3> rec{{5.5, 10.0, 0.0}, {101.0, 55.0, 4.0}, {200.0, 170.0, 150.0},
-                              {120.4, 90.1, 70.7}};
+  const std::vector<Vec3> rec{
+      {5.5, 10.0, 0.0}, {101.0, 55.0, 4.0}, {200.0, 170.0, 150.0}, {120.4, 90.1, 70.7}};
   const auto S = make_points(p.grid, p.spec, src, c.interp, PointRole::kSource);
   const auto R = make_points(p.grid, p.spec, rec, c.interp, PointRole::kReceiver);
   std::normal_distribution<double> g(0.0, 1.0);
@@ -51,16 +51,20 @@ double dot_mismatch(const DotCase& c, unsigned seed) {
   return rel;
 }
 
-TEST_P(DotTest, Fp64) { EXPECT_LE(dot_mismatch<double>(GetParam(), 7), tol::kDotFp64); }
-TEST_P(DotTest, Fp32) { EXPECT_LE(dot_mismatch<float>(GetParam(), 11), tol::kDotFp32); }
+TEST_P(DotTest, Fp64) {
+  EXPECT_LE(dot_mismatch<double>(GetParam(), 7), tol::kDotFp64);
+}
+TEST_P(DotTest, Fp32) {
+  EXPECT_LE(dot_mismatch<float>(GetParam(), 11), tol::kDotFp32);
+}
 
 INSTANTIATE_TEST_SUITE_P(
     Operators, DotTest,
     ::testing::Values(DotCase{"none_sinc_o8", test::no_boundary(), PointInterp::kSinc, 8},
                       DotCase{"sponge_sinc_o8", test::sponge(6), PointInterp::kSinc, 8},
                       DotCase{"freesurf_sinc_o8", test::sponge(6, true), PointInterp::kSinc, 8},
-                      DotCase{"freesurf_trilin_o4", test::sponge(5, true),
-                              PointInterp::kTrilinear, 4},
+                      DotCase{"freesurf_trilin_o4", test::sponge(5, true), PointInterp::kTrilinear,
+                              4},
                       DotCase{"sponge_sinc_o16", test::sponge(6), PointInterp::kSinc, 16}),
     [](const auto& i) { return std::string(i.param.name); });
 

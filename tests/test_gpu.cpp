@@ -44,8 +44,8 @@ struct GpuCase {
 // code path of a step runs. Odd sizes so no axis is a multiple of a block dimension.
 GpuCase make_setup(int order, int nt, bool absorbing = true) {
   auto p = test::homogeneous(test::cube_grid(45, 37, 29, 10.0),
-                             absorbing ? test::sponge(8, true) : test::reflecting_top_free(),
-                             order, 2000.0, 0.9);
+                             absorbing ? test::sponge(8, true) : test::reflecting_top_free(), order,
+                             2000.0, 0.9);
   // Smooth heterogeneity (+-20%): every cell has its own (v dt)^2, as in real models. A
   // white-noise model would be a scattering medium that amplifies rounding differences.
   const Layout& l = p.spec.layout;
@@ -57,8 +57,8 @@ GpuCase make_setup(int order, int nt, bool absorbing = true) {
   p.dt = 0.85 * stability_limit(2700.0, order / 2, p.spec.h);
   SourceConfig sc;
   sc.frequency = 25;
-  const auto src = make_points(p.grid, p.spec, {{221.3, 180.2, 33.3}}, PointInterp::kSinc,
-                               PointRole::kSource);
+  const auto src =
+      make_points(p.grid, p.spec, {{221.3, 180.2, 33.3}}, PointInterp::kSinc, PointRole::kSource);
   std::vector<Vec3> rp;
   for (int i = 0; i < 20; ++i) rp.push_back({20.0 + 20.5 * i, 100.0 + 3.0 * i, 6.0});
   const auto rec = make_points(p.grid, p.spec, rp, PointInterp::kSinc, PointRole::kReceiver);

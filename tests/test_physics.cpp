@@ -83,8 +83,8 @@ struct PulseRun {
 PulseRun pulse_run(int n, int order, double dt, double T) {
   const double h = 1.0 / n;
   const Pulse pulse;
-  auto p = homogeneous(test::cube_grid(n + 1, n + 1, n + 1, h), test::no_boundary(), order,
-                       pulse.v, 0.0, dt);
+  auto p = homogeneous(test::cube_grid(n + 1, n + 1, n + 1, h), test::no_boundary(), order, pulse.v,
+                       0.0, dt);
   const int steps = static_cast<int>(std::lround(T / dt));
   EXPECT_NEAR(steps * dt, T, 1e-9);
   reference::CpuEngine<double> e(p.spec, p.velocity, dt);
@@ -194,7 +194,8 @@ double discrete_energy(const reference::CpuEngine<double>& e) {
         const int64_t st[3] = {l.sz, l.sy, 1};
         for (int ax = 0; ax < 3; ++ax) {
           double d = a[0] * prev[i];
-          for (int k = 1; k <= s.radius; ++k) d += a[k] * (prev[i + k * st[ax]] + prev[i - k * st[ax]]);
+          for (int k = 1; k <= s.radius; ++k)
+            d += a[k] * (prev[i + k * st[ax]] + prev[i - k * st[ax]]);
           lap += d / (s.h[ax] * s.h[ax]);
         }
         kin += (cur[i] - prev[i]) * (cur[i] - prev[i]) / vdt2[i];
@@ -209,9 +210,9 @@ std::vector<double> energy_history(const BoundaryConfig& b, int steps, int every
   const int nt = steps + 1;
   SourceConfig sc;
   sc.frequency = 25;
-  e.set_injection(make_points(p.grid, p.spec, {{117, 121, 124}}, PointInterp::kSinc,
-                              PointRole::kSource),
-                  make_wavelet(sc, p.dt, nt), nt);
+  e.set_injection(
+      make_points(p.grid, p.spec, {{117, 121, 124}}, PointInterp::kSinc, PointRole::kSource),
+      make_wavelet(sc, p.dt, nt), nt);
   std::vector<double> hist;
   for (int n = 0; n < steps; ++n) {
     e.step(n);

@@ -66,14 +66,17 @@ void launch_acoustic_naive(const StepSpec& s, const AcousticFields& f, void* str
   const dim3 grid((s.end[2] - s.begin[2] + block.x - 1) / block.x,
                   (s.end[1] - s.begin[1] + block.y - 1) / block.y,
                   (s.end[0] - s.begin[0] + block.z - 1) / block.z);
-  acoustic_naive_kernel<R><<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(
-      p, f.prev, f.cur, f.next, f.vdt2);
+  acoustic_naive_kernel<R>
+      <<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p, f.prev, f.cur, f.next, f.vdt2);
   CUDA_CHECK_LAUNCH();
 }
 
 std::string can_implement_acoustic_naive(const StepSpec& s, int) {
   for (int a = 0; a < 3; ++a)
-    if (s.begin[a] < s.radius || s.end[a] > (a == 0 ? s.layout.nz : a == 1 ? s.layout.ny : s.layout.nx) - s.radius)
+    if (s.begin[a] < s.radius || s.end[a] > (a == 0   ? s.layout.nz
+                                             : a == 1 ? s.layout.ny
+                                                      : s.layout.nx) -
+                                                s.radius)
       return "updated region must leave a halo of radius cells";
   if (s.end[0] - s.begin[0] > 65535 * 2) return "more than 131070 z planes";
   return {};

@@ -29,4 +29,5 @@ inline void check(cudaError_t code, const char* expr, const char* file, int line
 
 #define CUDA_CHECK(expr) ::seisfd::cuda::check((expr), #expr, __FILE__, __LINE__)
 // After every launch: configuration errors now, and in debug builds execution errors too.
-#define CUDA_CHECK_LAUNCH() ::seisfd::cuda::check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)
+#define CUDA_CHECK_LAUNCH() \
+  ::seisfd::cuda::check(cudaGetLastError(), "kernel launch", __FILE__, __LINE__)

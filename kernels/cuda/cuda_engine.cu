@@ -42,8 +42,7 @@ class CudaEngine final : public WaveEngine {
 
   std::string name() const override { return "cuda:" + variant_.name; }
 
-  void set_injection(const SparsePoints& pts, const std::vector<double>& traces,
-                     int nt) override {
+  void set_injection(const SparsePoints& pts, const std::vector<double>& traces, int nt) override {
     // Group CSR entries by target cell so that one thread owns each cell.
     std::map<int64_t, std::vector<std::pair<int, float>>> by_cell;
     const Layout& l = spec_.layout;
@@ -54,7 +53,8 @@ class CudaEngine final : public WaveEngine {
                   x = static_cast<int>(i % l.sy);
         const double g = spec_.sponge_on() ? sponge_g(spec_.sponge, z, y, x) : 0.0;
         by_cell[i].push_back(
-            {p, static_cast<float>(pts.weight[k] * static_cast<double>(vdt2_host_[i]) / (1.0 + g))});
+            {p,
+             static_cast<float>(pts.weight[k] * static_cast<double>(vdt2_host_[i]) / (1.0 + g))});
       }
     std::vector<int64_t> cell, off{0};
     std::vector<int> point;
@@ -73,8 +73,13 @@ class CudaEngine final : public WaveEngine {
     inj_point_ = to_device(point);
     inj_coef_ = to_device(coef);
     inj_traces_ = to_device(tr);
-    inj_ = {inj_cell_.get(), inj_off_.get(), inj_point_.get(), inj_coef_.get(),
-            inj_traces_.get(), static_cast<int>(cell.size()), nt};
+    inj_ = {inj_cell_.get(),
+            inj_off_.get(),
+            inj_point_.get(),
+            inj_coef_.get(),
+            inj_traces_.get(),
+            static_cast<int>(cell.size()),
+            nt};
     stream_.synchronize();
   }
 
@@ -161,7 +166,9 @@ class CudaEngine final : public WaveEngine {
 
 }  // namespace
 
-bool cuda_built() { return true; }
+bool cuda_built() {
+  return true;
+}
 
 std::string cuda_runtime_version() {
   int v = 0;
@@ -200,8 +207,8 @@ std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec& spec,
                                              const std::string& variant, int device) {
   const auto devs = cuda_devices();
   if (device < 0 || device >= static_cast<int>(devs.size()))
-    throw std::runtime_error("backend cuda: no CUDA device " + std::to_string(device) +
-                             " (found " + std::to_string(devs.size()) + ")");
+    throw std::runtime_error("backend cuda: no CUDA device " + std::to_string(device) + " (found " +
+                             std::to_string(devs.size()) + ")");
   const DeviceInfo& d = devs[device];
   const size_t need = cuda_engine_bytes(spec);
   if (need > d.free_bytes)

@@ -103,7 +103,8 @@ __global__ void gather_box_kernel(const float* __restrict__ f, Layout l, int lz,
   const int y = blockIdx.y;
   const int z = blockIdx.z;
   if (x >= nx) return;
-  out[(static_cast<int64_t>(z) * ny + y) * nx + x] = f[l.idx(lz + z * dz, ly + y * dy, lx + x * dx)];
+  out[(static_cast<int64_t>(z) * ny + y) * nx + x] =
+      f[l.idx(lz + z * dz, ly + y * dy, lx + x * dx)];
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ void launch_free_surface(float* field, const Layout& l, int surface, int radius,
 
 struct DiagAccum {
   double sum_sq;
-  unsigned int max_abs_bits;       // float bits of max |p| (non-negative floats order as ints)
+  unsigned int max_abs_bits;  // float bits of max |p| (non-negative floats order as ints)
   unsigned int pad;
   unsigned long long nonfinite;
   unsigned long long first_nonfinite;  // ~0ull when none

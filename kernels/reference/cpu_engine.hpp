@@ -35,7 +35,7 @@ class CpuEngine final : public WaveEngine {
   StepSpec spec_;
   std::vector<T> vdt2_, prev_, cur_;
   SparsePoints inj_, rec_;
-  std::vector<T> inj_coef_;        // per CSR entry: weight (v dt)^2 / (1 + g)
+  std::vector<T> inj_coef_;  // per CSR entry: weight (v dt)^2 / (1 + g)
   std::vector<double> inj_traces_;
   std::vector<double> recorded_;
   int nt_inj_ = 0, nt_rec_ = 0;
