@@ -83,7 +83,7 @@ struct ReceiverConfig {
   Vec3 end{0.0, 0.0, 0.0};         // line: last receiver; grid: opposite corner (same z)
   std::array<int, 2> count{1, 1};  // line: count[0] receivers; grid: count[0] along x, count[1]
                                    // along y {0, 0} (layout line): the config has no [receivers]
-  std::string file;  // file: one "x y z" per line ('#' comments)
+  std::string file;                // file: one "x y z" per line ('#' comments)
   PointInterp interpolation = PointInterp::kSinc;
 };
 
