@@ -31,6 +31,12 @@ struct Layout {
       idx(int z, int y, int x) const {
     return z * sz + y * sy + x;
   }
+  // Inverse of idx for a cell inside the layout (x < sy).
+  void coords(int64_t i, int& z, int& y, int& x) const {
+    z = static_cast<int>(i / sz);
+    y = static_cast<int>((i % sz) / sy);
+    x = static_cast<int>(i % sy);
+  }
 };
 
 }  // namespace seisfd

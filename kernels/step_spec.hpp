@@ -55,4 +55,20 @@ inline double sponge_g(const SpongeSpec& s, int z, int y, int x) {
   return g;
 }
 
+// (v dt)^2 for one cell, computed in double; each backend rounds it to its own real type.
+inline double vdt_squared(float velocity, double dt) {
+  const double vdt = static_cast<double>(velocity) * dt;
+  return vdt * vdt;
+}
+
+// The factor an injected unit sample is multiplied by at cell i: the source term of the
+// discrete update, (v dt)^2 / (1 + g). Both backends use it, so injection is exactly the
+// transpose of recording (solver/operators.hpp).
+inline double injection_factor(const StepSpec& s, int64_t i, double vdt2) {
+  if (!s.sponge_on()) return vdt2;
+  int z, y, x;
+  s.layout.coords(i, z, y, x);
+  return vdt2 / (1.0 + sponge_g(s.sponge, z, y, x));
+}
+
 }  // namespace seisfd

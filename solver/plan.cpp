@@ -60,6 +60,15 @@ double stability_limit(double vmax, int radius, const double h[3]) {
   return 2.0 / (vmax * std::sqrt(lambda));
 }
 
+std::array<double, 3> sponge_damping(const BoundaryConfig& b, double vmax, const double h[3],
+                                     double dt) {
+  std::array<double, 3> damp{0, 0, 0};
+  if (b.type != BoundaryType::kSponge || b.width <= 0) return damp;
+  for (int a = 0; a < 3; ++a)
+    damp[a] = 3.0 * vmax * std::log(1.0 / b.reflection) / (2.0 * b.width * h[a]) * dt / 2.0;
+  return damp;
+}
+
 std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present, const std::string&) {
   std::vector<Vec3> out;
   if (!present) return out;
@@ -150,16 +159,7 @@ RunPlan make_plan(const RunConfig& c) {
               " is outside the physical domain " + domain_text(g),
           src);
 
-  // Sponge: eta_max = 3 v_max ln(1/R) / (2 W h) per axis (the PML-style estimate), g = eta dt/2.
-  std::array<double, 3> damp{0, 0, 0};
-  if (c.boundary.type == BoundaryType::kSponge && c.boundary.width > 0) {
-    for (int a = 0; a < 3; ++a) {
-      const double eta = 3.0 * p.model.vmax * std::log(1.0 / c.boundary.reflection) /
-                         (2.0 * c.boundary.width * h[a]);
-      damp[a] = eta * p.dt / 2.0;
-    }
-  }
-  p.spec = g.step_spec(damp);
+  p.spec = g.step_spec(sponge_damping(c.boundary, p.model.vmax, h, p.dt));
 
   // Snapshots: whole physical domain or a box, decimated.
   const SnapshotConfig& sc = c.output.snapshots;

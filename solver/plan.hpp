@@ -18,6 +18,11 @@ namespace seisfd {
 // dt <= 2 / (v_max sqrt(lambda_max)), lambda_max = sum_d (|a_0| + 2 sum |a_k|) / h_d^2.
 double stability_limit(double vmax, int radius, const double h[3]);
 
+// Sponge damping per axis (z, y, x) as the backends take it, g_max = eta_max dt / 2 with
+// eta_max = 3 v_max ln(1/R) / (2 W h) (the PML-style estimate); zeros when off.
+std::array<double, 3> sponge_damping(const BoundaryConfig& b, double vmax, const double h[3],
+                                     double dt);
+
 struct SnapshotPlan {
   bool enabled = false;
   int every = 0;                                                 // steps between snapshots

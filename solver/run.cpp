@@ -24,8 +24,8 @@ namespace {
 std::string cell_text(const SimGrid& g, int64_t i) {
   if (i < 0) return "unknown cell";
   const Layout& l = g.layout();
-  const int z = static_cast<int>(i / l.sz), y = static_cast<int>((i % l.sz) / l.sy),
-            x = static_cast<int>(i % l.sy);
+  int z, y, x;
+  l.coords(i, z, y, x);
   return "physical cell (x=" + std::to_string(x - g.offset(2)) +
          ", y=" + std::to_string(y - g.offset(1)) + ", z=" + std::to_string(z - g.offset(0)) + ")";
 }

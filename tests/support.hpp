@@ -33,11 +33,7 @@ inline Problem homogeneous(const GridConfig& g, const BoundaryConfig& b, int ord
   SimGrid grid(g, b, order);
   const double h[3] = {g.dz, g.dy, g.dx};
   const double dt_use = dt > 0 ? dt : courant * stability_limit(v, order / 2, h);
-  std::array<double, 3> damp{0, 0, 0};
-  if (b.type == BoundaryType::kSponge && b.width > 0)
-    for (int a = 0; a < 3; ++a)
-      damp[a] = 3.0 * v * std::log(1.0 / b.reflection) / (2.0 * b.width * h[a]) * dt_use / 2.0;
-  StepSpec spec = grid.step_spec(damp);
+  StepSpec spec = grid.step_spec(sponge_damping(b, v, h, dt_use));
   std::vector<float> vel(static_cast<size_t>(grid.layout().size()), static_cast<float>(v));
   return {grid, spec, vel, dt_use};
 }

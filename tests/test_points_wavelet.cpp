@@ -51,7 +51,8 @@ TEST(Points, SincInterpolatesBandLimitedFieldExactly) {
   double acc = 0;
   for (int64_t k = 0; k < r.offset[1]; ++k) {
     const int64_t i = r.index[k];
-    const int z = int(i / l.sz), y = int((i % l.sz) / l.sy), xx = int(i % l.sy);
+    int z, y, xx;
+    l.coords(i, z, y, xx);
     acc += r.weight[k] * f(xx - p.grid.offset(2), y - p.grid.offset(1), z - p.grid.offset(0));
   }
   EXPECT_NEAR(acc, f(x[0], x[1], x[2]), 2e-3);

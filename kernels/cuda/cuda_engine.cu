@@ -25,10 +25,7 @@ class CudaEngine final : public WaveEngine {
     CUDA_CHECK(cudaSetDevice(device));
     const size_t n = static_cast<size_t>(spec.layout.size());
     std::vector<float> vdt2(n);
-    for (size_t i = 0; i < n; ++i) {
-      const double vdt = static_cast<double>(velocity[i]) * dt;
-      vdt2[i] = static_cast<float>(vdt * vdt);
-    }
+    for (size_t i = 0; i < n; ++i) vdt2[i] = static_cast<float>(vdt_squared(velocity[i], dt));
     vdt2_host_ = vdt2;
     vdt2_ = DeviceBuffer<float>(n);
     prev_ = DeviceBuffer<float>(n);
@@ -45,16 +42,11 @@ class CudaEngine final : public WaveEngine {
   void set_injection(const SparsePoints& pts, const std::vector<double>& traces, int nt) override {
     // Group CSR entries by target cell so that one thread owns each cell.
     std::map<int64_t, std::vector<std::pair<int, float>>> by_cell;
-    const Layout& l = spec_.layout;
     for (int p = 0; p < pts.count(); ++p)
       for (int64_t k = pts.offset[p]; k < pts.offset[p + 1]; ++k) {
         const int64_t i = pts.index[k];
-        const int z = static_cast<int>(i / l.sz), y = static_cast<int>((i % l.sz) / l.sy),
-                  x = static_cast<int>(i % l.sy);
-        const double g = spec_.sponge_on() ? sponge_g(spec_.sponge, z, y, x) : 0.0;
         by_cell[i].push_back(
-            {p,
-             static_cast<float>(pts.weight[k] * static_cast<double>(vdt2_host_[i]) / (1.0 + g))});
+            {p, static_cast<float>(pts.weight[k] * injection_factor(spec_, i, vdt2_host_[i]))});
       }
     std::vector<int64_t> cell, off{0};
     std::vector<int> point;

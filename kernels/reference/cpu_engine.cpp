@@ -15,10 +15,7 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const std::vector<float>& velocity
     throw std::invalid_argument("CpuEngine: velocity has " + std::to_string(velocity.size()) +
                                 " values, layout needs " + std::to_string(n));
   vdt2_.resize(n);
-  for (int64_t i = 0; i < n; ++i) {
-    const double vdt = static_cast<double>(velocity[i]) * dt;
-    vdt2_[i] = static_cast<T>(vdt * vdt);
-  }
+  for (int64_t i = 0; i < n; ++i) vdt2_[i] = static_cast<T>(vdt_squared(velocity[i], dt));
   prev_.assign(n, T(0));
   cur_.assign(n, T(0));
 }
@@ -37,14 +34,10 @@ void CpuEngine<T>::set_injection(const SparsePoints& points, const std::vector<d
   inj_traces_ = traces;
   nt_inj_ = nt;
   inj_coef_.resize(points.index.size());
-  const Layout& l = spec_.layout;
   for (size_t k = 0; k < points.index.size(); ++k) {
     const int64_t i = points.index[k];
-    const int z = static_cast<int>(i / l.sz);
-    const int y = static_cast<int>((i % l.sz) / l.sy);
-    const int x = static_cast<int>(i % l.sy);
-    const double g = spec_.sponge_on() ? sponge_g(spec_.sponge, z, y, x) : 0.0;
-    inj_coef_[k] = static_cast<T>(points.weight[k] * static_cast<double>(vdt2_[i]) / (1.0 + g));
+    inj_coef_[k] = static_cast<T>(points.weight[k] *
+                                  injection_factor(spec_, i, static_cast<double>(vdt2_[i])));
   }
 }
 
