@@ -1,6 +1,7 @@
 // seisfd: 3D finite-difference seismic modelling. CLI11 subcommands, nothing else.
 #include <CLI/CLI.hpp>
 
+#include "app/bench.hpp"
 #include "app/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -29,11 +30,14 @@ int main(int argc, char** argv) {
   add_common(check, check_args);
   auto* info = app.add_subcommand("info", "Version, build options and devices found");
   auto* kernels = app.add_subcommand("kernels", "The GPU kernel registry");
+  seisfd::app::BenchArgs bench_args;
+  auto* bench = seisfd::app::add_bench_command(app, bench_args);
 
   CLI11_PARSE(app, argc, argv);
   if (*run) return seisfd::app::cmd_run(run_args);
   if (*check) return seisfd::app::cmd_check(check_args);
   if (*info) return seisfd::app::cmd_info();
   if (*kernels) return seisfd::app::cmd_kernels();
+  if (*bench) return seisfd::app::cmd_bench(bench_args);
   return 0;
 }

@@ -4,6 +4,8 @@
 
 #if SEISFD_HAVE_CUDA
 #include "kernels/cuda/acoustic_naive.hpp"
+#include "kernels/cuda/acoustic_smem_regqueue.hpp"
+#include "kernels/cuda/acoustic_smem_tile.hpp"
 #endif
 
 namespace seisfd {
@@ -16,25 +18,48 @@ void add_acoustic_naive(std::vector<KernelVariant>& t) {
                "one thread per cell, all reads from global memory (the baseline)", 60,
                &can_implement_acoustic_naive, &launch_acoustic_naive<R>});
 }
+
+template <int R>
+void add_acoustic_fast(std::vector<KernelVariant>& t) {
+  const std::string o = "acoustic/o" + std::to_string(2 * R) + "/";
+  t.push_back({o + "smem_regqueue", "acoustic", 2 * R, "smem_regqueue",
+               "z-marching: 64x16 xy tile in shared memory, z neighbours in a register queue, "
+               "planes loaded 2 ahead by 16-byte cp.async into a shared-memory ring",
+               70, &can_implement_acoustic_smem_regqueue, &launch_acoustic_smem_regqueue<R>});
+  t.push_back({o + "smem_tile", "acoustic", 2 * R, "smem_tile",
+               "32x8 xy tile with halo in shared memory per plane, z neighbours from global "
+               "memory, scalar accesses",
+               70, &can_implement_acoustic_smem_tile, &launch_acoustic_smem_tile<R>});
+}
 #endif
 
 std::vector<KernelVariant> make_registry() {
   std::vector<KernelVariant> t;
 #if SEISFD_HAVE_CUDA
   add_acoustic_naive<1>(t);
+  add_acoustic_fast<1>(t);
   add_acoustic_naive<2>(t);
+  add_acoustic_fast<2>(t);
   add_acoustic_naive<3>(t);
+  add_acoustic_fast<3>(t);
   add_acoustic_naive<4>(t);
+  add_acoustic_fast<4>(t);
   add_acoustic_naive<5>(t);
+  add_acoustic_fast<5>(t);
   add_acoustic_naive<6>(t);
+  add_acoustic_fast<6>(t);
   add_acoustic_naive<7>(t);
+  add_acoustic_fast<7>(t);
   add_acoustic_naive<8>(t);
+  add_acoustic_fast<8>(t);
 #endif
   return t;
 }
 
 // Order of preference for "auto" until measured timings choose (fastest first).
-const char* const kTechniquePreference[] = {"naive"};
+// H200, 512^3 + sponge, orders 4/8/16: smem_regqueue 247/258/194 Gcells/s, naive 116/97/70,
+// smem_tile 90/75/54 (bench/NOTES.md).
+const char* const kTechniquePreference[] = {"smem_regqueue", "naive"};
 
 }  // namespace
 

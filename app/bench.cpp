@@ -1,0 +1,267 @@
+#include "app/bench.hpp"
+
+#include <fnmatch.h>
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "kernels/cuda_backend.hpp"
+#include "kernels/kernel_bench.hpp"
+#include "kernels/registry.hpp"
+
+namespace seisfd::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kBytesPerCell = 16.0;  // acoustic: read p[n-1], p[n], (v dt)^2; write p[n+1]
+constexpr double kVerifyTol = 1e-5;
+constexpr int kVerifySteps = 3;
+
+bool matches(const KernelVariant& v, const std::vector<std::string>& patterns) {
+  for (const auto& p : patterns) {
+    const std::string& subject = p.find('/') == std::string::npos ? v.technique : v.name;
+    if (fnmatch(p.c_str(), subject.c_str(), 0) == 0) return true;
+  }
+  return false;
+}
+
+struct Row {
+  int size = 0, order = 0;
+  std::string variant, technique, status = "ok";
+  long long cells = 0;
+  double ms_per_step = NAN, gcells = NAN, gbps = NAN, ceiling_gcells = NAN, fraction = NAN;
+  double copy_gbps = NAN, verify_err = NAN, spread = NAN;
+};
+
+std::string slug(const std::string& s) {
+  std::string o;
+  for (char c : s) o += std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '-';
+  return o;
+}
+
+std::string now_stamp() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d_%H%M%S", std::localtime(&t));
+  return buf;
+}
+
+void print_table(const std::vector<Row>& rows, const bench::DeviceSummary& d) {
+  std::printf("\nseisfd bench on %s (cc %d, %d SMs); Gcells/s over the whole computational grid\n",
+              d.name.c_str(), d.compute_capability, d.multiprocessors);
+  std::printf("%5s %5s %-16s %11s %9s %9s %8s %9s %8s %9s %9s\n", "size", "order", "technique",
+              "cells", "ms/step", "Gcells/s", "GB/s", "ceil Gc/s", "fraction", "copy GB/s",
+              "verify");
+  for (const Row& r : rows) {
+    if (r.status != "ok") {
+      std::printf("%5d %5d %-16s %11lld  %s\n", r.size, r.order, r.technique.c_str(), r.cells,
+                  r.status.c_str());
+      continue;
+    }
+    std::printf("%5d %5d %-16s %11lld %9.4f %9.1f %8.0f %9.1f %8.3f %9.0f %9.1e\n", r.size, r.order,
+                r.technique.c_str(), r.cells, r.ms_per_step, r.gcells, r.gbps, r.ceiling_gcells,
+                r.fraction, r.copy_gbps, r.verify_err);
+  }
+}
+
+void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, const BenchArgs& a,
+                 const std::string& stamp) {
+  fs::create_directories(a.out);
+  const fs::path base = fs::path(a.out) / (stamp + "_" + slug(d.name));
+  std::ofstream csv(base.string() + ".csv");
+  csv << "# seisfd bench, " << d.name << ", cc " << d.compute_capability << ", steps " << a.steps
+      << ", repeats " << a.repeats << " (median), sponge " << a.sponge
+      << "; Gcells/s = computational cells x steps / s; GB/s = 16 B/cell x Gcells/s; fraction "
+         "= Gcells/s / streaming ceiling measured in the same run\n";
+  csv << "size,order,variant,status,cells,ms_per_step,gcells_per_s,gb_per_s,ceiling_gcells_per_s,"
+         "fraction,copy_gb_per_s,spread,verify_rel_l2\n";
+  nlohmann::json j;
+  j["device"] = {{"name", d.name},
+                 {"compute_capability", d.compute_capability},
+                 {"multiprocessors", d.multiprocessors}};
+  j["settings"] = {{"steps", a.steps},
+                   {"repeats", a.repeats},
+                   {"warmup", a.warmup},
+                   {"sponge", a.sponge},
+                   {"bytes_per_cell", 16},
+                   {"verify_steps", kVerifySteps},
+                   {"verify_tolerance", kVerifyTol}};
+  j["timestamp"] = stamp;
+  auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); };
+  for (const Row& r : rows) {
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "%d,%d,%s,\"%s\",%lld,%.6f,%.3f,%.1f,%.3f,%.4f,%.1f,%.4f,%.3e\n", r.size, r.order,
+                  r.variant.c_str(), r.status.c_str(), r.cells, r.ms_per_step, r.gcells, r.gbps,
+                  r.ceiling_gcells, r.fraction, r.copy_gbps, r.spread, r.verify_err);
+    csv << line;
+    j["results"].push_back({{"size", r.size},
+                            {"order", r.order},
+                            {"variant", r.variant},
+                            {"status", r.status},
+                            {"cells", r.cells},
+                            {"ms_per_step", num(r.ms_per_step)},
+                            {"gcells_per_s", num(r.gcells)},
+                            {"gb_per_s", num(r.gbps)},
+                            {"ceiling_gcells_per_s", num(r.ceiling_gcells)},
+                            {"fraction", num(r.fraction)},
+                            {"copy_gb_per_s", num(r.copy_gbps)},
+                            {"spread", num(r.spread)},
+                            {"verify_rel_l2", num(r.verify_err)}});
+  }
+  std::ofstream(base.string() + ".json") << j.dump(2) << "\n";
+  std::fprintf(stderr, "seisfd bench: results in %s.csv and .json\n", base.string().c_str());
+}
+
+}  // namespace
+
+CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
+  auto* b = app.add_subcommand(
+      "bench",
+      "Time GPU kernel variants: verify each against the CPU reference, then report Gcells/s, "
+      "GB/s and the fraction of the streaming ceiling measured in the same run");
+  b->add_option("--variants", a.variants,
+                "Variant names or globs, comma-separated; a pattern without '/' matches the "
+                "technique (e.g. smem_regqueue,naive or 'acoustic/o8/*')")
+      ->delimiter(',');
+  b->add_option("--orders", a.orders, "Space orders, comma-separated (2..16, even)")
+      ->delimiter(',')
+      ->check(CLI::Range(2, 16));
+  b->add_option("--sizes", a.sizes, "Interior cells per axis, comma-separated (e.g. 128,256,512)")
+      ->delimiter(',')
+      ->check(CLI::Range(8, 4096));
+  b->add_option("--sponge", a.sponge, "Sponge cells on each face")->check(CLI::Range(0, 200));
+  b->add_option("--steps", a.steps, "Launches per timed repeat")->check(CLI::Range(1, 100000));
+  b->add_option("--repeats", a.repeats, "Timed repeats (median reported; at least 5)")
+      ->check(CLI::Range(5, 1000));
+  b->add_option("--warmup", a.warmup, "Untimed launches before timing")->check(CLI::Range(0, 1000));
+  b->add_option("--verify-size", a.verify_size,
+                "Interior cells per axis of the grid each variant is verified on first")
+      ->check(CLI::Range(8, 256));
+  b->add_option("--out", a.out, "Directory for the CSV and JSON results");
+  b->add_flag("--no-files", a.no_files, "Print the table only");
+  return b;
+}
+
+int cmd_bench(const BenchArgs& a) {
+  if (!cuda_built()) {
+    std::fprintf(stderr,
+                 "seisfd: error: bench needs the CUDA backend; this seisfd was built "
+                 "without CUDA (SEISFD_CUDA=OFF)\n");
+    return 1;
+  }
+  if (cuda_devices().empty()) {
+    std::fprintf(stderr, "seisfd: error: bench needs a CUDA device and none was found\n");
+    return 1;
+  }
+  for (int o : a.orders)
+    if (o % 2) {
+      std::fprintf(stderr, "seisfd: error: --orders: %d is not even\n", o);
+      return 2;
+    }
+  try {
+    const bench::DeviceSummary dev = bench::current_device();
+    std::vector<const KernelVariant*> sel;
+    for (const auto& v : kernel_registry())
+      if (v.physics == "acoustic" && matches(v, a.variants) &&
+          std::find(a.orders.begin(), a.orders.end(), v.order) != a.orders.end())
+        sel.push_back(&v);
+    if (sel.empty()) {
+      std::fprintf(stderr,
+                   "seisfd: error: --variants/--orders select no registered variant "
+                   "(see `seisfd kernels`)\n");
+      return 2;
+    }
+    const std::string stamp = now_stamp();
+    std::vector<Row> rows;
+    std::map<std::string, bench::VerifyResult> verified;
+    bool any_failed = false;
+    for (int n : a.sizes) {
+      for (int order : a.orders) {
+        const int R = order / 2;
+        const StepSpec spec = bench::make_cube_spec(n, a.sponge, R);
+        const long long cells = spec.layout.cells();
+        const size_t need = 3 * static_cast<size_t>(spec.layout.size()) * sizeof(float);
+        const size_t free_now = bench::current_device().free_bytes;
+        Row base;
+        base.size = n;
+        base.order = order;
+        base.cells = cells;
+        if (need > free_now) {
+          base.variant = base.technique = "(all)";
+          base.status = "skipped: needs " + std::to_string(need >> 20) + " MiB, " +
+                        std::to_string(free_now >> 20) + " MiB free";
+          rows.push_back(base);
+          continue;
+        }
+        const bench::Timing ceil = bench::time_stream_ceiling(spec, a.steps, a.repeats, a.warmup);
+        base.ceiling_gcells = cells / (ceil.median_ms * 1e-3) / 1e9;
+        base.copy_gbps = bench::copy_bandwidth_gbps(static_cast<size_t>(cells) * 4, a.repeats);
+        std::fprintf(stderr,
+                     "seisfd bench: %d^3 + sponge %d, order %d: %lld cells, streaming "
+                     "ceiling %.1f Gcells/s (%.0f GB/s), copy %.0f GB/s\n",
+                     n, a.sponge, order, cells, base.ceiling_gcells, base.ceiling_gcells * 16,
+                     base.copy_gbps);
+        for (const KernelVariant* v : sel) {
+          if (v->order != order) continue;
+          Row r = base;
+          r.variant = v->name;
+          r.technique = v->technique;
+          if (dev.compute_capability < v->min_compute_capability) {
+            r.status =
+                "refused: needs compute capability " + std::to_string(v->min_compute_capability);
+            rows.push_back(r);
+            continue;
+          }
+          auto it = verified.find(v->name);
+          if (it == verified.end()) {
+            const StepSpec vs = bench::make_cube_spec(a.verify_size, 5, R, 10.0);
+            it = verified
+                     .emplace(v->name, bench::verify_variant(*v, vs, kVerifySteps, 7, kVerifyTol))
+                     .first;
+          }
+          r.verify_err = it->second.rel_l2;
+          if (!it->second.ok) {
+            r.status = "verification failed, not timed: " + it->second.message;
+            any_failed = true;
+            rows.push_back(r);
+            std::fprintf(stderr, "seisfd bench: %s: %s\n", v->name.c_str(), r.status.c_str());
+            continue;
+          }
+          const std::string why = v->can_implement(spec, dev.compute_capability);
+          if (!why.empty()) {
+            r.status = "refused: " + why;
+            rows.push_back(r);
+            continue;
+          }
+          const bench::Timing t = bench::time_variant(*v, spec, a.steps, a.repeats, a.warmup);
+          r.ms_per_step = t.median_ms;
+          r.gcells = cells / (t.median_ms * 1e-3) / 1e9;
+          r.gbps = r.gcells * kBytesPerCell;
+          r.fraction = r.gcells / r.ceiling_gcells;
+          const auto mm = std::minmax_element(t.ms_per_step.begin(), t.ms_per_step.end());
+          r.spread = (*mm.second - *mm.first) / t.median_ms;
+          std::fprintf(stderr, "seisfd bench:   %-28s %8.1f Gcells/s  %.3f of the ceiling\n",
+                       v->name.c_str(), r.gcells, r.fraction);
+          rows.push_back(r);
+        }
+      }
+    }
+    print_table(rows, dev);
+    if (!a.no_files) write_files(rows, dev, a, stamp);
+    return any_failed ? 4 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace seisfd::app

@@ -1,0 +1,29 @@
+// `seisfd bench`: times registry variants against the streaming ceiling (DESIGN.md §6).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace seisfd::app {
+
+struct BenchArgs {
+  std::vector<std::string> variants{"*"};  // names or globs; without '/', matched to technique
+  std::vector<int> orders{8};
+  std::vector<int> sizes{256};  // interior cells per axis
+  int sponge = 20;
+  int steps = 20;
+  int repeats = 7;
+  int warmup = 3;
+  int verify_size = 37;
+  std::string out = "bench/results";
+  bool no_files = false;
+};
+
+// Adds the subcommand and its options to `app`; returns it.
+CLI::App* add_bench_command(CLI::App& app, BenchArgs& a);
+int cmd_bench(const BenchArgs& a);
+
+}  // namespace seisfd::app

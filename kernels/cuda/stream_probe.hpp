@@ -1,0 +1,17 @@
+// The streaming kernels the benchmark measures variants against (DESIGN.md §6), and a device
+// fill for benchmark inputs. Plain C++ launch functions.
+#pragma once
+#include <cstdint>
+
+namespace seisfd::cuda {
+
+// The acoustic access pattern without the stencil: next[i] = 2 cur[i] - prev[i] + vdt2[i] cur[i]
+// for i < n (n a multiple of 4), 16-byte accesses; `next` may alias `prev`.
+void launch_acoustic_stream(int64_t n, const float* prev, const float* cur, float* next,
+                            const float* vdt2, void* stream);
+
+// p[i] = offset + scale * u_i, u_i in [-1, 1) from a hash of (i, seed): cheap, non-zero,
+// different per array, reproducible.
+void launch_fill_hash(float* p, int64_t n, uint32_t seed, float offset, float scale, void* stream);
+
+}  // namespace seisfd::cuda

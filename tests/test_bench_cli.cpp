@@ -1,0 +1,107 @@
+// `seisfd bench` from the outside: its help, its option checks, and either its one-line error
+// on a machine without a CUDA device or, with a device, a tiny run whose CSV and JSON are read
+// back.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "tests/gpu_skip.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream os;
+  os << in.rdbuf();
+  return os.str();
+}
+
+fs::path temp_dir(const std::string& tag) {
+  const fs::path d =
+      fs::temp_directory_path() / ("seisfd_bench_cli_" + tag + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// Runs the binary through the shell with stdout and stderr in files.
+Result run(const std::string& args, const fs::path& dir) {
+  const fs::path o = dir / "stdout", e = dir / "stderr";
+  const std::string cmd = std::string("'") + SEISFD_BINARY + "' " + args + " >'" + o.string() +
+                          "' 2>'" + e.string() + "'";
+  const int st = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = slurp(o);
+  r.err = slurp(e);
+  return r;
+}
+
+TEST(BenchCli, HelpListsTheOptions) {
+  const fs::path d = temp_dir("help");
+  const Result r = run("bench --help", d);
+  EXPECT_EQ(r.code, 0) << r.err;
+  for (const char* opt :
+       {"--variants", "--orders", "--sizes", "--sponge", "--steps", "--repeats", "--out"})
+    EXPECT_NE(r.out.find(opt), std::string::npos) << opt << " missing from:\n" << r.out;
+}
+
+TEST(BenchCli, FewerThanFiveRepeatsIsRejected) {
+  const fs::path d = temp_dir("repeats");
+  const Result r = run("bench --repeats 3", d);
+  EXPECT_NE(r.code, 0);
+  EXPECT_NE(r.err.find("repeats"), std::string::npos) << r.err;
+}
+
+// Without a device: non-zero exit and one line on stderr naming the missing device (or the
+// missing CUDA backend). With one: a tiny run writes a table, a CSV and a JSON.
+TEST(BenchCli, NoDeviceErrorOrTinyRun) {
+  const fs::path d = temp_dir("run");
+  const std::string args =
+      "bench --variants naive,smem_regqueue --orders 4 --sizes 24 --sponge 4 --steps 2 "
+      "--repeats 5 --verify-size 17 --out '" +
+      (d / "results").string() + "'";
+  const Result r = run(args, d);
+  if (!seisfd::test::have_gpu()) {
+    if (seisfd::test::gpu_required()) FAIL() << "SEISFD_REQUIRE_GPU=1 but no CUDA device";
+    EXPECT_NE(r.code, 0);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("seisfd: error: bench needs"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Gcells/s"), std::string::npos) << r.out;
+  fs::path json;
+  int csv = 0;
+  for (const auto& f : fs::directory_iterator(d / "results")) {
+    if (f.path().extension() == ".json") json = f.path();
+    if (f.path().extension() == ".csv") ++csv;
+  }
+  EXPECT_EQ(csv, 1);
+  ASSERT_FALSE(json.empty());
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (const auto& row : j["results"]) {
+    EXPECT_EQ(row["status"], "ok") << row.dump();
+    EXPECT_GT(row["gcells_per_s"].get<double>(), 0.0);
+    EXPECT_GT(row["ceiling_gcells_per_s"].get<double>(), 0.0);
+    EXPECT_LE(row["verify_rel_l2"].get<double>(), 1e-5);
+  }
+}
+
+}  // namespace
