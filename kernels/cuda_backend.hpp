@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpml.hpp"
 #include "kernels/engine.hpp"
 
 namespace seisfd {
@@ -25,8 +26,12 @@ bool cuda_built();
 std::string cuda_runtime_version();      // "" when not built
 std::vector<DeviceInfo> cuda_devices();  // never throws; empty when no driver or device
 
-// Device memory a CUDA engine needs for this spec (wavefields and model; traces extra).
-size_t cuda_engine_bytes(const StepSpec& spec);
+// Device memory of one engine (traces extra): two wavefields and (v dt)^2, plus the CPML auxiliary
+// fields.
+inline size_t cuda_engine_bytes(const StepSpec& spec) {
+  return (3 * static_cast<size_t>(spec.layout.size()) + static_cast<size_t>(cpml_aux_cells(spec))) *
+         sizeof(float);
+}
 
 std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec& spec,
                                              const std::vector<float>& velocity, double dt,

@@ -14,9 +14,6 @@ std::string cuda_runtime_version() {
 std::vector<DeviceInfo> cuda_devices() {
   return {};
 }
-size_t cuda_engine_bytes(const StepSpec& spec) {
-  return 3 * static_cast<size_t>(spec.layout.size()) * sizeof(float);
-}
 std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec&, const std::vector<float>&, double,
                                              const std::string&, int) {
   throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");

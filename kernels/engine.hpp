@@ -33,6 +33,7 @@ class WaveEngine {
  public:
   virtual ~WaveEngine() = default;
   virtual std::string name() const = 0;
+  virtual const StepSpec& spec() const = 0;
 
   // Injection traces are [npoints][nt], recording output is [npoints][nt].
   virtual void set_injection(const SparsePoints& points, const std::vector<double>& traces,

@@ -17,17 +17,31 @@ struct SpongeSpec {
   double damp[3] = {0, 0, 0};   // eta_max * dt / 2 for each axis (0: sponge off)
 };
 
+// Convolutional PML (DESIGN.md §4; Pasalic & McGarry 2010, second-order form, kappa = 1).
+// Along an axis with absorbing layers, at distance r = d / W into the layer (d = 1..W cells
+// past the last physical cell): damping d(r) = d0 r^N, frequency shift alpha(r) =
+// alpha_max (1 - r), and the recursive-convolution coefficients b = exp(-(d + alpha) dt),
+// a = d / (d + alpha) (b - 1). The geometry (which cells are layers) is SpongeSpec's.
+struct CpmlSpec {
+  double d0[3] = {0, 0, 0};  // d_max per axis (z, y, x), 1/s (0: no CPML on that axis)
+  double alpha_max = 0;      // complex-frequency shift at the inner edge of the layer, 1/s
+  double power = 2;          // profile exponent N
+  double dt = 0;             // the time step the coefficients are for
+};
+
 struct StepSpec {
   Layout layout;
   int radius = 4;            // order / 2
   double h[3] = {1, 1, 1};   // spacing (z, y, x), m
   int begin[3] = {0, 0, 0};  // updated region [begin, end) per axis (z, y, x)
   int end[3] = {0, 0, 0};
-  SpongeSpec sponge;
+  SpongeSpec sponge;          // absorbing-layer geometry; damping when damp > 0
+  CpmlSpec cpml;              // CPML on the same layers when d0 > 0 (then damp = 0)
   bool free_surface = false;  // pressure release at z index `surface`, mirrored above
   int surface = 0;
 
   bool sponge_on() const { return sponge.damp[0] > 0 || sponge.damp[1] > 0 || sponge.damp[2] > 0; }
+  bool cpml_on() const { return cpml.d0[0] > 0 || cpml.d0[1] > 0 || cpml.d0[2] > 0; }
   long long updated_cells() const {
     return 1LL * (end[0] - begin[0]) * (end[1] - begin[1]) * (end[2] - begin[2]);
   }

@@ -24,7 +24,8 @@ SEISFD_REQUIRE_GPU=1 $B/tests/test_gpu 2>&1 | grep -E "^\[gpu\]" | tee -a "$OUT/
 
 if [ "${SANITIZE:-1}" = 1 ]; then
   log "compute-sanitizer memcheck / racecheck (o2, o8, o16)"
-  F='Registry/GpuVariant.MatchesCpu*/acoustic_o[28]_naive:Registry/GpuVariant.MatchesCpu*/acoustic_o16_naive'
+  # MatchesCpu runs sponge, CPML and no layers, so the CPML kernels are checked here too.
+  F='Registry/GpuVariant.MatchesCpu*/acoustic_o[28]_*:Registry/GpuVariant.MatchesCpu*/acoustic_o16_*'
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
     $B/tests/test_gpu --gtest_filter="$F" > "$OUT/memcheck.log" 2>&1
   echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)" | tee -a "$OUT/summary.txt"
@@ -37,26 +38,45 @@ fi
 log "copy bandwidth"
 nvcc -O2 -arch=sm_90 bench/copy_bandwidth.cu -o $B/copy_bandwidth && $B/copy_bandwidth | tee -a "$OUT/summary.txt"
 
+# One line per run from its report.json: config, backend, device, kernel, cells, Gcells/s.
+report() {  # report LABEL REPORT_JSON RC
+  python3 - "$@" <<'PY' | tee -a "$OUT/summary.txt"
+import json, sys
+label, path, rc = sys.argv[1:]
+try:
+    r = json.load(open(path))
+    p = r["performance"]; b = r["backend"]
+    print(f"{label:28s} {b['device']:22s} {b['kernel']:26s} cells {r['grid']['cells']:>10d} "
+          f"steps {p['steps']:5d} {p['seconds']:8.3f} s {p['gcells_per_s']:7.3f} Gcells/s")
+except Exception as e:
+    print(f"{label} rc={rc} no report: {e}")
+PY
+}
+
 log "throughput"
 for cfg in quickstart bench_256_o8; do
   for be in cuda cpu; do
     [ "$be" = cpu ] && [ "$cfg" = bench_256_o8 ] && [ "${CPU_BIG:-1}" = 0 ] && continue
     d=/tmp/run_${cfg}_$be
     OMP_NUM_THREADS=16 $B/app/seisfd run configs/$cfg.toml --backend $be --quiet --overwrite \
-      --set output.directory=$d > "$OUT/run_${cfg}_$be.log" 2>&1
-    rc=$?
-    python3 - "$d/report.json" "$cfg" "$be" "$rc" <<'PY' | tee -a "$OUT/summary.txt"
-import json, sys
-path, cfg, be, rc = sys.argv[1:]
-try:
-    r = json.load(open(path))
-    p = r["performance"]; b = r["backend"]
-    print(f"{cfg:14s} {be:5s} {b['device']:28s} {b['kernel']:24s} cells {r['grid']['cells']:>10d} "
-          f"steps {p['steps']:5d} {p['seconds']:8.3f} s {p['gcells_per_s']:7.3f} Gcells/s")
-except Exception as e:
-    print(f"{cfg} {be} rc={rc} no report: {e}")
-PY
+      --set output.directory=\"$d\" > "$OUT/run_${cfg}_$be.log" 2>&1
+    report "$cfg $be" "$d/report.json" $?
     cp "$d/report.json" "$OUT/report_${cfg}_$be.json" 2>/dev/null
   done
 done
+
+if [ "${BOUNDARY_COST:-1}" = 1 ]; then
+  log "boundary cost: 512^3 order 8, 20-cell layers, GPU (whole time loop)"
+  for bt in none sponge cpml; do
+    w=20
+    [ "$bt" = none ] && w=0
+    for var in auto acoustic/o8/naive; do
+      d=/tmp/run_512_${bt}
+      $B/app/seisfd run configs/bench_512_o8.toml --backend cuda --quiet --overwrite \
+        --set output.directory=\"$d\" --set boundary.type=\"$bt\" --set boundary.width=$w \
+        --set kernel.variant=\"$var\" > "$OUT/run_512_${bt}.log" 2>&1
+      report "512 $bt $var" "$d/report.json" $?
+    done
+  done
+fi
 log "done"

@@ -88,7 +88,15 @@ const char* to_string(ReceiverLayout t) {
   return "?";
 }
 const char* to_string(BoundaryType t) {
-  return t == BoundaryType::kNone ? "none" : "sponge";
+  switch (t) {
+    case BoundaryType::kNone:
+      return "none";
+    case BoundaryType::kSponge:
+      return "sponge";
+    case BoundaryType::kCpml:
+      return "cpml";
+  }
+  return "?";
 }
 const char* to_string(Backend t) {
   switch (t) {
@@ -171,7 +179,10 @@ std::string config_to_toml(const RunConfig& c) {
 
   const BoundaryConfig& b = c.boundary;
   o << "\n[boundary]\ntype = " << name(b.type) << "\nwidth = " << b.width << "\n";
-  if (b.type == BoundaryType::kSponge) o << "reflection = " << toml_float(b.reflection) << "\n";
+  if (b.type != BoundaryType::kNone) o << "reflection = " << toml_float(b.reflection) << "\n";
+  if (b.type == BoundaryType::kCpml)
+    o << "cfs_frequency = " << toml_float(b.cfs_frequency) << "\npower = " << toml_float(b.power)
+      << "\n";
   o << "free_surface = " << toml_bool(b.free_surface) << "\n";
 
   const OutputConfig& out = c.output;
@@ -252,7 +263,11 @@ std::string config_to_json(const RunConfig& c) {
     j["receivers"]["interpolation"] = to_string(r.interpolation);
   }
   j["boundary"] = {{"type", to_string(c.boundary.type)}, {"width", c.boundary.width}};
-  if (c.boundary.type == BoundaryType::kSponge) j["boundary"]["reflection"] = c.boundary.reflection;
+  if (c.boundary.type != BoundaryType::kNone) j["boundary"]["reflection"] = c.boundary.reflection;
+  if (c.boundary.type == BoundaryType::kCpml) {
+    j["boundary"]["cfs_frequency"] = c.boundary.cfs_frequency;
+    j["boundary"]["power"] = c.boundary.power;
+  }
   j["boundary"]["free_surface"] = c.boundary.free_surface;
   Json box = nullptr;
   if (snap.box) box = {{"min", (*snap.box)[0]}, {"max", (*snap.box)[1]}};

@@ -87,12 +87,20 @@ struct ReceiverConfig {
   PointInterp interpolation = PointInterp::kSinc;
 };
 
-enum class BoundaryType { kNone, kSponge };
+enum class BoundaryType { kNone, kSponge, kCpml };
 
 struct BoundaryConfig {
+  static constexpr double kSpongeReflection = 1e-3;
+  static constexpr double kCpmlReflection = 1e-5;
+  static constexpr double kCpmlPower = 3;
+
   BoundaryType type = BoundaryType::kSponge;
-  int width = 20;             // absorbing cells per face (0 for none)
-  double reflection = 1e-3;   // sponge: target reflection coefficient at normal incidence
+  int width = 20;                         // absorbing cells per face (0 for none)
+  double reflection = kSpongeReflection;  // target reflection coefficient, normal incidence
+  // cpml: complex-frequency shift alpha_max = pi * cfs_frequency at the inner edge of the
+  // layer (0: the source's peak frequency), and the exponent of the damping profile.
+  double cfs_frequency = 0;
+  double power = kCpmlPower;
   bool free_surface = false;  // pressure-release top at z = origin z
 };
 

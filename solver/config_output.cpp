@@ -73,9 +73,15 @@ ReceiverConfig read_receivers(const Section& s) {
 }
 
 BoundaryConfig read_boundary(const Section& s) {
-  s.check_known({"type", "width", "reflection", "free_surface"});
+  s.check_known({"type", "width", "reflection", "cfs_frequency", "power", "free_surface"});
   BoundaryConfig b;
-  b.type = s.get_enum("type", {BoundaryType::kSponge, BoundaryType::kNone}).value_or(b.type);
+  b.type = s.get_enum("type", {BoundaryType::kSponge, BoundaryType::kCpml, BoundaryType::kNone})
+               .value_or(b.type);
+  if (b.type != BoundaryType::kCpml) {
+    const char* t = to_string(b.type);
+    s.reject("cfs_frequency", not_used("boundary.type", t));
+    s.reject("power", not_used("boundary.type", t));
+  }
   if (b.type == BoundaryType::kNone) {
     s.reject("reflection", not_used("boundary.type", "none"));
     b.width = s.get_int("width", 0).value_or(0);
@@ -84,9 +90,23 @@ BoundaryConfig read_boundary(const Section& s) {
              "must be 0 for boundary.type = \"none\" (got " + std::to_string(b.width) + ")");
   } else {
     b.width = s.get_int("width", 0).value_or(b.width);
-    b.reflection = s.get_double("reflection").value_or(b.reflection);
+    if (b.width == 0)
+      s.fail("width", std::string("must be at least 1 for boundary.type = \"") + to_string(b.type) +
+                          "\" (use type = \"none\" for no layers)");
+    const double def = b.type == BoundaryType::kCpml ? BoundaryConfig::kCpmlReflection
+                                                     : BoundaryConfig::kSpongeReflection;
+    b.reflection = s.get_double("reflection").value_or(def);
     if (!(b.reflection > 0 && b.reflection < 1))
       s.fail("reflection", "must be in (0, 1) (got " + format_number(b.reflection) + ")");
+    if (b.type == BoundaryType::kCpml) {
+      b.cfs_frequency = s.get_double("cfs_frequency").value_or(b.cfs_frequency);
+      if (!(b.cfs_frequency >= 0))
+        s.fail("cfs_frequency", "must be >= 0 Hz (0: the source's peak frequency; got " +
+                                    format_number(b.cfs_frequency) + ")");
+      b.power = s.get_double("power").value_or(b.power);
+      if (!(b.power >= 1 && b.power <= 4))
+        s.fail("power", "must be in [1, 4] (got " + format_number(b.power) + ")");
+    }
   }
   b.free_surface = s.get_bool("free_surface").value_or(b.free_surface);
   return b;

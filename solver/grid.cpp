@@ -50,8 +50,9 @@ bool SimGrid::inside_physical(const Vec3& xyz) const {
   return true;
 }
 
-StepSpec SimGrid::step_spec(const std::array<double, 3>& damp) const {
+StepSpec SimGrid::step_spec(const std::array<double, 3>& damp, const CpmlSpec& cpml) const {
   StepSpec s;
+  s.cpml = cpml;
   s.layout = layout_;
   s.radius = radius_;
   const int ext[3] = {layout_.nz, layout_.ny, layout_.nx};

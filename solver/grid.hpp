@@ -29,8 +29,9 @@ class SimGrid {
   bool inside_physical(const Vec3& xyz) const;
   Vec3 physical_max() const;  // (x, y, z) of the last physical cell
 
-  // The per-step description for the backends. damp: eta_max * dt / 2 per axis (0: off).
-  StepSpec step_spec(const std::array<double, 3>& damp) const;
+  // The per-step description for the backends. damp: eta_max * dt / 2 per axis (0: off);
+  // cpml: the CPML profile on the same layers (d0 = 0: off).
+  StepSpec step_spec(const std::array<double, 3>& damp, const CpmlSpec& cpml = {}) const;
 
  private:
   GridConfig phys_;

@@ -1,5 +1,7 @@
 #include "solver/operators.hpp"
 
+#include <stdexcept>
+
 namespace seisfd {
 namespace {
 
@@ -23,6 +25,12 @@ std::vector<double> apply_forward(WaveEngine& e, const SparsePoints& src,
 
 std::vector<double> apply_adjoint(WaveEngine& e, const SparsePoints& rec,
                                   const std::vector<double>& d, const SparsePoints& src, int nt) {
+  // The CPML recursion is not symmetric in time, so the forward update run backwards is not
+  // its transpose; refuse rather than return an inexact adjoint.
+  if (e.spec().cpml_on())
+    throw std::invalid_argument(
+        "adjoint: not implemented for boundary.type = \"cpml\" (exact for \"sponge\" and "
+        "\"none\")");
   // Adjoint step j makes eta^(nt-1-j) from the data sample d^(nt-1-j), and its recording at
   // sample j+1 is the adjoint source sample nt-2-j: both are time reversals.
   e.set_injection(rec, reverse_time(d, rec.count(), nt), nt);

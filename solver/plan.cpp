@@ -69,6 +69,24 @@ std::array<double, 3> sponge_damping(const BoundaryConfig& b, double vmax, const
   return damp;
 }
 
+CpmlSpec cpml_parameters(const BoundaryConfig& b, double vmax, const double h[3], double dt,
+                         double f_peak) {
+  CpmlSpec c;
+  if (b.type != BoundaryType::kCpml || b.width <= 0) return c;
+  for (int a = 0; a < 3; ++a)
+    c.d0[a] = (b.power + 1) * vmax * std::log(1.0 / b.reflection) / (2.0 * b.width * h[a]);
+  c.alpha_max = M_PI * (b.cfs_frequency > 0 ? b.cfs_frequency : f_peak);
+  c.power = b.power;
+  c.dt = dt;
+  return c;
+}
+
+StepSpec make_step_spec(const SimGrid& g, const BoundaryConfig& b, double vmax, double dt,
+                        double f_peak) {
+  const double h[3] = {g.spacing(0), g.spacing(1), g.spacing(2)};
+  return g.step_spec(sponge_damping(b, vmax, h, dt), cpml_parameters(b, vmax, h, dt, f_peak));
+}
+
 std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present, const std::string&) {
   std::vector<Vec3> out;
   if (!present) return out;
@@ -159,7 +177,8 @@ RunPlan make_plan(const RunConfig& c) {
               " is outside the physical domain " + domain_text(g),
           src);
 
-  p.spec = g.step_spec(sponge_damping(c.boundary, p.model.vmax, h, p.dt));
+  p.f_peak = c.source.wavelet == WaveletType::kRicker ? c.source.frequency : p.fmax / 2.5;
+  p.spec = make_step_spec(g, c.boundary, p.model.vmax, p.dt, p.f_peak);
 
   // Snapshots: whole physical domain or a box, decimated.
   const SnapshotConfig& sc = c.output.snapshots;
@@ -201,7 +220,8 @@ RunPlan make_plan(const RunConfig& c) {
   const size_t traces = (p.receivers.size() + 1) * static_cast<size_t>(p.nt) * sizeof(float);
   p.device_bytes = cuda_engine_bytes(p.spec) + 2 * traces;
   const size_t elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
-  p.host_bytes = 3 * static_cast<size_t>(g.layout().size()) * elem +
+  p.aux_bytes = static_cast<size_t>(cpml_aux_cells(p.spec)) * 4;
+  p.host_bytes = (3 * static_cast<size_t>(g.layout().size()) + cpml_aux_cells(p.spec)) * elem +
                  static_cast<size_t>(g.layout().size()) * 4 + traces;
   return p;
 }
@@ -217,6 +237,15 @@ std::string describe_plan(const RunPlan& p) {
      << p.grid.width_hi(2) << " cells/face"
      << (c.boundary.free_surface ? " (free surface on top)" : "") << " and halo " << p.grid.radius()
      << ", " << fmt(double(l.cells()) / 1e6, 5) << " Mcells\n";
+  const BoundaryConfig& b = c.boundary;
+  os << "boundary    " << to_string(b.type);
+  if (b.type != BoundaryType::kNone)
+    os << ", " << b.width << " cells/face, target reflection " << fmt(b.reflection, 3);
+  if (p.spec.cpml_on())
+    os << ", d0 " << fmt(p.spec.cpml.d0[2], 4) << " 1/s (x), alpha_max "
+       << fmt(p.spec.cpml.alpha_max, 4) << " 1/s, power " << fmt(b.power, 3)
+       << "; auxiliary fields " << fmt(p.aux_bytes / 1048576.0, 5) << " MiB";
+  os << (b.free_surface ? "; free surface on top" : "") << "\n";
   os << "model       " << to_string(c.model.type) << ", v " << p.model.vmin << " .. "
      << p.model.vmax << " m/s\n";
   os << "physics     " << to_string(c.physics.equation) << ", order " << c.physics.order << "\n";

@@ -23,6 +23,15 @@ double stability_limit(double vmax, int radius, const double h[3]);
 std::array<double, 3> sponge_damping(const BoundaryConfig& b, double vmax, const double h[3],
                                      double dt);
 
+// CPML profile (kernels/cpml.hpp): d0 = (N + 1) v_max ln(1/R) / (2 W h) per axis,
+// alpha_max = pi f_cfs (boundary.cfs_frequency, else f_peak); d0 = 0 when off.
+CpmlSpec cpml_parameters(const BoundaryConfig& b, double vmax, const double h[3], double dt,
+                         double f_peak);
+
+// The backends' step description for a boundary config (sponge or CPML on the layers).
+StepSpec make_step_spec(const SimGrid& g, const BoundaryConfig& b, double vmax, double dt,
+                        double f_peak);
+
 struct SnapshotPlan {
   bool enabled = false;
   int every = 0;                                                 // steps between snapshots
@@ -39,13 +48,14 @@ struct RunPlan {
   double dt = 0, dt_limit = 0;
   int nt = 0;         // time samples, t = 0 .. (nt - 1) dt
   int out_every = 1;  // gathers keep every out_every-th sample
-  double fmax = 0, points_per_wavelength = 0;
+  double fmax = 0, f_peak = 0, points_per_wavelength = 0;
   std::vector<std::string> warnings;
   std::vector<double> wavelet;  // nt samples at dt
   std::vector<Vec3> receivers;
   StepSpec spec;
   SnapshotPlan snapshots;
   size_t device_bytes = 0, host_bytes = 0;
+  size_t aux_bytes = 0;  // CPML auxiliary fields (fp32), included in device_bytes
 
   int nt_out() const { return (nt - 1) / out_every + 1; }
 };

@@ -33,7 +33,7 @@ inline Problem homogeneous(const GridConfig& g, const BoundaryConfig& b, int ord
   SimGrid grid(g, b, order);
   const double h[3] = {g.dz, g.dy, g.dx};
   const double dt_use = dt > 0 ? dt : courant * stability_limit(v, order / 2, h);
-  StepSpec spec = grid.step_spec(sponge_damping(b, v, h, dt_use));
+  StepSpec spec = make_step_spec(grid, b, v, dt_use, 0.0);
   std::vector<float> vel(static_cast<size_t>(grid.layout().size()), static_cast<float>(v));
   return {grid, spec, vel, dt_use};
 }
@@ -56,6 +56,17 @@ inline BoundaryConfig sponge(int width, bool free_surface = false) {
   BoundaryConfig b;
   b.type = BoundaryType::kSponge;
   b.width = width;
+  b.free_surface = free_surface;
+  return b;
+}
+
+// CPML layers; the CFS frequency is given explicitly (make_step_spec gets no source here).
+inline BoundaryConfig cpml(int width, double cfs_frequency, bool free_surface = false) {
+  BoundaryConfig b;
+  b.type = BoundaryType::kCpml;
+  b.width = width;
+  b.reflection = BoundaryConfig::kCpmlReflection;
+  b.cfs_frequency = cfs_frequency;
   b.free_surface = free_surface;
   return b;
 }

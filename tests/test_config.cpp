@@ -533,6 +533,31 @@ TEST_F(Config, OtherCrossChecks) {
                16);
 }
 
+TEST_F(Config, CpmlBoundary) {
+  RunConfig c = parse(kMinimal + "[boundary]\ntype = \"cpml\"\nwidth = 12\n");
+  EXPECT_EQ(c.boundary.type, BoundaryType::kCpml);
+  EXPECT_EQ(c.boundary.width, 12);
+  EXPECT_EQ(c.boundary.reflection, BoundaryConfig::kCpmlReflection);
+  EXPECT_EQ(c.boundary.power, BoundaryConfig::kCpmlPower);
+  EXPECT_EQ(c.boundary.cfs_frequency, 0.0);
+  c = parse(kMinimal +
+            "[boundary]\ntype = \"cpml\"\ncfs_frequency = 8\npower = 2\n"
+            "reflection = 1e-4\nfree_surface = true\n");
+  EXPECT_EQ(c.boundary.cfs_frequency, 8.0);
+  EXPECT_EQ(c.boundary.power, 2.0);
+  EXPECT_EQ(c.boundary.reflection, 1e-4);
+  EXPECT_TRUE(c.boundary.free_surface);
+  const RunConfig back = parse(config_to_toml(c));
+  EXPECT_EQ(back.boundary.type, BoundaryType::kCpml);
+  EXPECT_EQ(back.boundary.cfs_frequency, 8.0);
+  EXPECT_EQ(back.boundary.power, 2.0);
+  expect_error(kMinimal + "[boundary]\ntype = \"cpml\"\npower = 7\n", "boundary.power", 16);
+  expect_error(kMinimal + "[boundary]\ntype = \"cpml\"\ncfs_frequency = -1\n",
+               "boundary.cfs_frequency", 16);
+  expect_error(kMinimal + "[boundary]\ntype = \"cpml\"\nwidth = 0\n", "boundary.width", 16);
+  expect_error(kMinimal + "[boundary]\ntype = \"sponge\"\npower = 2\n", "boundary.power", 16);
+}
+
 TEST_F(Config, TomlSyntaxError) {
   ConfigError e = error_of(replace_line(kMinimal, 4, "nz = "));
   EXPECT_EQ(e.line(), 4) << e.what();

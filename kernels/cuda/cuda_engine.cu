@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <stdexcept>
 
 #include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda/cpml.hpp"
 #include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"
@@ -34,10 +36,16 @@ class CudaEngine final : public WaveEngine {
     CUDA_CHECK(cudaMemsetAsync(prev_.get(), 0, prev_.bytes(), stream_.get()));
     CUDA_CHECK(cudaMemsetAsync(cur_.get(), 0, cur_.bytes(), stream_.get()));
     diag_ = DeviceBuffer<cuda::DiagAccum>(1);
+    if (spec.cpml_on()) {
+      if (spec.sponge_on())
+        throw std::invalid_argument("cuda engine: CPML and sponge damping on the same layers");
+      cpml_ = std::make_unique<cuda::CpmlBoundary>(spec, stream_.get());
+    }
     stream_.synchronize();
   }
 
   std::string name() const override { return "cuda:" + variant_.name; }
+  const StepSpec& spec() const override { return spec_; }
 
   void set_injection(const SparsePoints& pts, const std::vector<double>& traces, int nt) override {
     // Group CSR entries by target cell so that one thread owns each cell.
@@ -89,7 +97,9 @@ class CudaEngine final : public WaveEngine {
 
   void step(int n) override {
     cudaStream_t s = stream_.get();
+    if (cpml_) cpml_->launch_psi(cur_.get(), s);
     variant_.launch(spec_, {prev_.get(), cur_.get(), prev_.get(), vdt2_.get()}, s);
+    if (cpml_) cpml_->launch_correct(cur_.get(), vdt2_.get(), prev_.get(), s);
     std::swap(prev_, cur_);
     if (n < inj_.nt) cuda::launch_inject(cur_.get(), inj_, n, s);
     if (spec_.free_surface)
@@ -154,6 +164,7 @@ class CudaEngine final : public WaveEngine {
   DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_;
   cuda::InjectionView inj_;
   cuda::RecordingView rec_;
+  std::unique_ptr<cuda::CpmlBoundary> cpml_;
 };
 
 }  // namespace
@@ -188,10 +199,6 @@ std::vector<DeviceInfo> cuda_devices() {
     out.push_back(d);
   }
   return out;
-}
-
-size_t cuda_engine_bytes(const StepSpec& spec) {
-  return 3 * static_cast<size_t>(spec.layout.size()) * sizeof(float);
 }
 
 std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec& spec,

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "kernels/reference/acoustic.hpp"
+#include "kernels/reference/cpml.hpp"
 
 namespace seisfd::reference {
 
@@ -18,7 +19,15 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const std::vector<float>& velocity
   for (int64_t i = 0; i < n; ++i) vdt2_[i] = static_cast<T>(vdt_squared(velocity[i], dt));
   prev_.assign(n, T(0));
   cur_.assign(n, T(0));
+  if (spec.cpml_on()) {
+    if (spec.sponge_on())
+      throw std::invalid_argument("CpuEngine: CPML and sponge damping on the same layers");
+    cpml_ = std::make_unique<CpmlState<T>>(spec);
+  }
 }
+
+template <class T>
+CpuEngine<T>::~CpuEngine() = default;
 
 template <class T>
 std::string CpuEngine<T>::name() const {
@@ -51,7 +60,9 @@ void CpuEngine<T>::set_recording(const SparsePoints& points, int nt) {
 template <class T>
 void CpuEngine<T>::step(int n) {
   // The new field overwrites the oldest one in place, then the two swap roles.
+  if (cpml_) cpml_->update_psi(cur_.data());
   acoustic_step<T>(spec_, prev_.data(), cur_.data(), prev_.data(), vdt2_.data());
+  if (cpml_) cpml_->correct(cur_.data(), vdt2_.data(), prev_.data());
   std::swap(prev_, cur_);
   if (n < nt_inj_) {
     for (int p = 0; p < inj_.count(); ++p) {

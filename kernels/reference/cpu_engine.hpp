@@ -8,10 +8,14 @@
 namespace seisfd::reference {
 
 template <class T>
+class CpmlState;
+
+template <class T>
 class CpuEngine final : public WaveEngine {
  public:
   // velocity: one value per cell of spec.layout (padding included), m/s.
   CpuEngine(const StepSpec& spec, const std::vector<float>& velocity, double dt);
+  ~CpuEngine() override;
 
   std::string name() const override;
   void set_injection(const SparsePoints& points, const std::vector<double>& traces,
@@ -29,11 +33,12 @@ class CpuEngine final : public WaveEngine {
   std::vector<T>& mutable_current() { return cur_; }
   std::vector<T>& mutable_previous() { return prev_; }
   const std::vector<T>& vdt2() const { return vdt2_; }
-  const StepSpec& spec() const { return spec_; }
+  const StepSpec& spec() const override { return spec_; }
 
  private:
   StepSpec spec_;
   std::vector<T> vdt2_, prev_, cur_;
+  std::unique_ptr<CpmlState<T>> cpml_;  // auxiliary fields when spec.cpml_on()
   SparsePoints inj_, rec_;
   std::vector<T> inj_coef_;  // per CSR entry: weight (v dt)^2 / (1 + g)
   std::vector<double> inj_traces_;

@@ -1,0 +1,113 @@
+// Convolutional PML on the absorbing layers, backend-neutral parts: the coefficient profile and
+// the geometry of the slabs that hold the auxiliary fields. DESIGN.md §4 (Boundaries).
+//
+// The stretched second derivative along axis d (kappa = 1) is, per time step n,
+//   psi_d[n]  = b psi_d[n-1]  + a D1_d p[n]
+//   zeta_d[n] = b zeta_d[n-1] + a (D2_d p[n] + D1_d psi_d[n])
+//   d~2_d p   = D2_d p[n] + D1_d psi_d[n] + zeta_d[n]
+// (D1, D2: first and second derivative stencils of the run's order along d). So a step is the
+// plain update, which every interior kernel does unchanged, plus a correction
+//   next += (v dt)^2 sum_d (D1_d psi_d + zeta_d)
+// computed only in the slab of each axis, where a != 0. psi and zeta are zero outside the
+// slabs (a = 0 there), so a derivative reaching out of a slab reads zeros.
+//
+// An equation that is a weighted sum of axis second derivatives of some field (the VTI p/q
+// system: (1+2 eps)(d~2_x + d~2_y) p + sqrt(1+2 delta) d~2_z q, ...) uses the same pieces with
+// one psi/zeta pair per field and axis and its own weights in the correction.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/step_spec.hpp"
+
+#if defined(__CUDACC__)
+#define SEISFD_HOST_DEVICE __host__ __device__
+#else
+#define SEISFD_HOST_DEVICE
+#endif
+
+namespace seisfd {
+
+// The two layers (low and high face) of one axis, over the whole updated extent of the other
+// two axes, stored as one C-order box [z][y][x] in which the slab axis is compressed to the
+// wlo + whi layer cells. Corners and edges belong to every axis whose layer they are in.
+struct CpmlSlab {
+  int axis = 0;
+  int wlo = 0, whi = 0;  // layer cells on the low and high face of `axis`
+  int lo_first = 0;      // first index of the low layer along `axis`
+  int hi_first = 0;      // first index of the high layer (= last physical + 1)
+  int begin[3] = {0, 0, 0};
+  int dims[3] = {0, 0, 0};  // box extents (z, y, x)
+
+  static CpmlSlab make(const StepSpec& s, int axis) {
+    CpmlSlab b;
+    b.axis = axis;
+    b.wlo = s.sponge.width_lo[axis];
+    b.whi = s.sponge.width_hi[axis];
+    b.lo_first = s.sponge.phys_lo[axis] - b.wlo;
+    b.hi_first = s.sponge.phys_hi[axis] + 1;
+    for (int a = 0; a < 3; ++a) {
+      b.begin[a] = s.begin[a];
+      b.dims[a] = a == axis ? b.wlo + b.whi : s.end[a] - s.begin[a];
+    }
+    return b;
+  }
+  int64_t size() const { return static_cast<int64_t>(dims[0]) * dims[1] * dims[2]; }
+
+  // Slab coordinate along `axis` of index j, -1 outside both layers.
+  SEISFD_HOST_DEVICE int local(int j) const {
+    if (j >= lo_first && j < lo_first + wlo) return j - lo_first;
+    if (j >= hi_first && j < hi_first + whi) return wlo + (j - hi_first);
+    return -1;
+  }
+  // Grid index along `axis` of slab coordinate k.
+  SEISFD_HOST_DEVICE int global(int k) const { return k < wlo ? lo_first + k : hi_first + k - wlo; }
+  // Box index of box coordinates (bz, by, bx).
+  SEISFD_HOST_DEVICE int64_t at(int bz, int by, int bx) const {
+    return (static_cast<int64_t>(bz) * dims[1] + by) * dims[2] + bx;
+  }
+  // Distance in box elements between neighbours along `axis`.
+  SEISFD_HOST_DEVICE int64_t stride() const {
+    return axis == 0 ? static_cast<int64_t>(dims[1]) * dims[2] : axis == 1 ? dims[2] : 1;
+  }
+};
+
+// a and b of the recursive convolution for every index along `axis` (a = 0, b = 1 outside
+// the layers), in double; each backend rounds them to its own type.
+inline void cpml_profile(const StepSpec& s, int axis, std::vector<double>& a,
+                         std::vector<double>& b) {
+  const int n = axis == 0 ? s.layout.nz : axis == 1 ? s.layout.ny : s.layout.nx;
+  a.assign(n, 0.0);
+  b.assign(n, 1.0);
+  const CpmlSpec& c = s.cpml;
+  if (c.d0[axis] <= 0) return;
+  const int lo = s.sponge.phys_lo[axis], hi = s.sponge.phys_hi[axis];
+  for (int j = 0; j < n; ++j) {
+    int d = 0, w = 1;
+    if (j < lo && s.sponge.width_lo[axis] > 0) {
+      d = lo - j;
+      w = s.sponge.width_lo[axis];
+    } else if (j > hi && s.sponge.width_hi[axis] > 0) {
+      d = j - hi;
+      w = s.sponge.width_hi[axis];
+    }
+    if (d <= 0 || d > w) continue;
+    const double r = static_cast<double>(d) / w;
+    const double damp = c.d0[axis] * std::pow(r, c.power);
+    const double alpha = c.alpha_max * (1.0 - r);
+    b[j] = std::exp(-(damp + alpha) * c.dt);
+    a[j] = damp + alpha > 0 ? damp / (damp + alpha) * (b[j] - 1.0) : 0.0;
+  }
+}
+
+// Cells of auxiliary storage: psi and zeta for each axis with layers.
+inline int64_t cpml_aux_cells(const StepSpec& s) {
+  if (!s.cpml_on()) return 0;
+  int64_t n = 0;
+  for (int a = 0; a < 3; ++a)
+    if (s.cpml.d0[a] > 0) n += 2 * CpmlSlab::make(s, a).size();
+  return n;
+}
+
+}  // namespace seisfd

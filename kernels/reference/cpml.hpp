@@ -1,0 +1,100 @@
+// CPU reference of the CPML correction (kernels/cpml.hpp has the equations), written directly
+// from them and templated on the real type. One step is
+//   update_psi(cur); plain update of next; correct(cur, vdt2, next)
+// where the plain update is acoustic_step with the sponge off.
+#pragma once
+#include <array>
+#include <vector>
+
+#include "kernels/cpml.hpp"
+#include "kernels/fd_coefficients.hpp"
+
+namespace seisfd::reference {
+
+template <class T>
+class CpmlState {
+ public:
+  explicit CpmlState(const StepSpec& s) : s_(s) {
+    const auto w1 = first_derivative_weights(s.radius);
+    const auto w2 = second_derivative_weights(s.radius);
+    for (int ax = 0; ax < 3; ++ax) {
+      on_[ax] = s.cpml.d0[ax] > 0;
+      slab_[ax] = CpmlSlab::make(s, ax);
+      if (!on_[ax]) continue;
+      psi_[ax].assign(slab_[ax].size(), T(0));
+      zeta_[ax].assign(slab_[ax].size(), T(0));
+      std::vector<double> a, b;
+      cpml_profile(s, ax, a, b);
+      a_[ax].assign(a.begin(), a.end());
+      b_[ax].assign(b.begin(), b.end());
+      for (int k = 0; k <= s.radius; ++k) {
+        d1_[ax][k] = static_cast<T>(w1[k] / s.h[ax]);
+        d2_[ax][k] = static_cast<T>(w2[k] / (s.h[ax] * s.h[ax]));
+      }
+    }
+  }
+
+  // psi_d[n] = b psi_d[n-1] + a D1_d cur, on every slab cell.
+  void update_psi(const T* cur) {
+    for (int ax = 0; ax < 3; ++ax)
+      if (on_[ax])
+        for_slab(ax, [&](int64_t k, int64_t i, int j) {
+          const int64_t st = stride(ax);
+          T d1 = 0;
+          for (int m = 1; m <= s_.radius; ++m)
+            d1 += d1_[ax][m] * (cur[i + m * st] - cur[i - m * st]);
+          psi_[ax][k] = b_[ax][j] * psi_[ax][k] + a_[ax][j] * d1;
+        });
+  }
+
+  // zeta_d[n] = b zeta_d[n-1] + a (D2_d cur + D1_d psi_d); next += vdt2 (D1_d psi_d + zeta_d).
+  // Axes one after another, so a cell in two layers gets both corrections in a fixed order.
+  void correct(const T* cur, const T* vdt2, T* next) {
+    for (int ax = 0; ax < 3; ++ax)
+      if (on_[ax])
+        for_slab(ax, [&](int64_t k, int64_t i, int j) {
+          const int64_t st = stride(ax);
+          const CpmlSlab& sl = slab_[ax];
+          const T* psi = psi_[ax].data();
+          const int kl = sl.local(j);
+          T d2 = d2_[ax][0] * cur[i], dpsi = 0;
+          for (int m = 1; m <= s_.radius; ++m) {
+            d2 += d2_[ax][m] * (cur[i + m * st] + cur[i - m * st]);
+            const int up = sl.local(j + m), dn = sl.local(j - m);
+            const T pu = up >= 0 ? psi[k + (up - kl) * sl.stride()] : T(0);
+            const T pd = dn >= 0 ? psi[k + (dn - kl) * sl.stride()] : T(0);
+            dpsi += d1_[ax][m] * (pu - pd);
+          }
+          T& z = zeta_[ax][k];
+          z = b_[ax][j] * z + a_[ax][j] * (d2 + dpsi);
+          next[i] += vdt2[i] * (dpsi + z);
+        });
+  }
+
+  int64_t aux_cells() const { return cpml_aux_cells(s_); }
+
+ private:
+  int64_t stride(int ax) const { return ax == 0 ? s_.layout.sz : ax == 1 ? s_.layout.sy : 1; }
+
+  // f(box index, grid index, index along the slab axis) for every cell of axis ax's slab.
+  template <class F>
+  void for_slab(int ax, F&& f) {
+    const CpmlSlab& sl = slab_[ax];
+#pragma omp parallel for collapse(2) schedule(static)
+    for (int bz = 0; bz < sl.dims[0]; ++bz)
+      for (int by = 0; by < sl.dims[1]; ++by)
+        for (int bx = 0; bx < sl.dims[2]; ++bx) {
+          int c[3] = {bz, by, bx};
+          for (int a = 0; a < 3; ++a) c[a] = a == ax ? sl.global(c[a]) : sl.begin[a] + c[a];
+          f(sl.at(bz, by, bx), s_.layout.idx(c[0], c[1], c[2]), c[ax]);
+        }
+  }
+
+  StepSpec s_;
+  bool on_[3] = {false, false, false};
+  CpmlSlab slab_[3];
+  std::vector<T> psi_[3], zeta_[3], a_[3], b_[3];
+  T d1_[3][kMaxRadius + 1] = {}, d2_[3][kMaxRadius + 1] = {};
+};
+
+}  // namespace seisfd::reference
