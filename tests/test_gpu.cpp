@@ -70,9 +70,9 @@ GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuVariant);
 
 // Both runs in fp32 with the same fp32 model, as the issue asks ("CPU vs CUDA"). Traces are
 // compared on the absorbing setups (sponge, CPML); the whole field on a setup without
-// absorbing layers, whose energy is conserved: after 500 steps with a sponge the field is a
-// small residual whose relative norm amplifies rounding (measured 2026-11-22 on an H200:
-// 1e-5..2e-4 for the absorbed residual against 1e-6 for the traces of the same run).
+// absorbing layers, whose energy is conserved: after 500 steps with absorbing layers the
+// field is a small residual whose relative norm amplifies rounding (measured 2026-11-22 on an
+// H200: sponge 1e-5..2e-4, CPML 1.7e-3..5e-3, against 1e-6 for the traces of the same runs).
 TEST_P(GpuVariant, MatchesCpuReferenceAfter500Steps) {
   SEISFD_REQUIRE_DEVICE_OR_SKIP();
   const KernelVariant* v = find_variant(GetParam());
@@ -104,11 +104,38 @@ TEST_P(GpuVariant, MatchesCpuReferenceAfter500Steps) {
     if (!absorbing) {
       EXPECT_LE(field_err, tol::kCpuGpuL2);
     }
+    // With CPML the field left after 500 steps is a residual at rounding level (sum of squares
+    // 5e-12 against 3e-7 with the sponge): the CPU's own fp32 and fp64 runs differ by 1.3e-3
+    // in it (L2) and 1.2e-4 in its sum of squares (measured 2026-11-22). There the whole field
+    // is compared while the wave crosses the layers instead (MatchesCpuWhileCrossingCpml).
     const Diagnostics a = gpu->diagnostics(), b = cpu.diagnostics();
+    EXPECT_EQ(a.nonfinite, 0);
+    if (boundary.type == BoundaryType::kCpml) continue;
     EXPECT_NEAR(a.sum_sq, b.sum_sq, 1e-4 * b.sum_sq);
     EXPECT_NEAR(a.max_abs, b.max_abs, 1e-4 * b.max_abs);
-    EXPECT_EQ(a.nonfinite, 0);
   }
+}
+
+// The whole field, layers included, after 120 steps: the pulse is inside the CPML layers.
+TEST_P(GpuVariant, MatchesCpuWhileCrossingCpml) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  const GpuCase s = make_setup(v->order, 121, test::cpml(8, 25.0, true));
+  reference::CpuEngine<float> cpu(s.p.spec, s.p.velocity, s.p.dt);
+  auto gpu = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, v->name);
+  apply_forward(cpu, s.src, s.wavelet, s.rec, s.nt);
+  apply_forward(*gpu, s.src, s.wavelet, s.rec, s.nt);
+  const int lo[3] = {0, 0, 0};
+  const int hi[3] = {s.p.spec.layout.nz, s.p.spec.layout.ny, s.p.spec.layout.nx};
+  const int dec[3] = {1, 1, 1};
+  std::vector<float> fg, fc;
+  gpu->copy_field(lo, hi, dec, fg);
+  cpu.copy_field(lo, hi, dec, fc);
+  const double err = test::rel_l2(std::vector<double>(fg.begin(), fg.end()),
+                                  std::vector<double>(fc.begin(), fc.end()));
+  std::printf("[gpu] %-24s cpml+fs    field %.2e after 120 steps\n", v->name.c_str(), err);
+  EXPECT_LE(err, tol::kCpuGpuL2);
 }
 
 TEST_P(GpuVariant, DotTestFp32) {
