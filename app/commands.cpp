@@ -65,6 +65,7 @@ int cmd_run(const RunArgs& a) {
     o.backend = parse_backend(a.backend);
     o.overwrite = a.overwrite;
     o.quiet = a.quiet;
+    o.graphs = !a.no_graph;
     o.stop = &g_stop;
     std::signal(SIGINT, on_sigint);
     const RunSummary s = execute_run(c, o);

@@ -13,6 +13,7 @@ struct RunArgs {
   std::string backend = "auto";
   bool overwrite = false;
   bool quiet = false;
+  bool no_graph = false;
 };
 
 int cmd_run(const RunArgs& a);

@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   run->add_flag("--overwrite", run_args.overwrite,
                 "Replace files in an existing, non-empty output directory");
   run->add_flag("-q,--quiet", run_args.quiet, "No progress or summary on stderr");
+  run->add_flag("--no-graph", run_args.no_graph,
+                "CUDA: launch every kernel from the host instead of replaying captured graphs");
   auto* check = app.add_subcommand(
       "check", "Validate a config and print the resolved config, dt, stability and memory");
   add_common(check, check_args);

@@ -29,6 +29,11 @@ struct Diagnostics {
   int64_t first_nonfinite = -1;  // linear index of one such cell, -1 if none
 };
 
+struct TaggedDiagnostics {
+  int step = 0;  // the diagnostics are of field `step`
+  Diagnostics d;
+};
+
 class WaveEngine {
  public:
   virtual ~WaveEngine() = default;
@@ -43,6 +48,9 @@ class WaveEngine {
   // Advances from field n to n+1: stencil update (with sponge), injection of trace sample n,
   // free-surface mirroring, then recording of field n+1 into sample n+1 (if n+1 < nt).
   virtual void step(int n) = 0;
+  // Switches to the transposed update for apply_adjoint (solver/operators.hpp). Engines whose
+  // update is its own transpose after the substitution eta = C mu (acoustic) ignore it.
+  virtual void set_adjoint(bool /*on*/) {}
   // Several steps; backends may batch them (a CUDA graph, say). Same result as step() calls.
   virtual void steps(int n_begin, int n_end) {
     for (int n = n_begin; n < n_end; ++n) step(n);
@@ -53,8 +61,26 @@ class WaveEngine {
   virtual void copy_field(const int lo[3], const int hi[3], const int dec[3],
                           std::vector<float>& out) = 0;
   virtual std::vector<double> recorded() = 0;  // [npoints][nt]
-  virtual Diagnostics diagnostics() = 0;       // of the current field
+  virtual Diagnostics diagnostics() = 0;       // of the current field, waiting for it
+
+  // Asynchronous diagnostics: queue a reduction of the current field (field `step`), collect
+  // the finished ones later, oldest first, waiting only until at most max_pending are still
+  // in flight (0: all done). Engines without a device compute them at once.
+  virtual void queue_diagnostics(int step) { done_.push_back({step, diagnostics()}); }
+  virtual std::vector<TaggedDiagnostics> completed_diagnostics(int /*max_pending*/) {
+    std::vector<TaggedDiagnostics> out;
+    out.swap(done_);
+    return out;
+  }
+
+  // Launch chunks of steps as captured graphs where the backend has them (default on).
+  virtual void set_graphs(bool /*on*/) {}
+  virtual bool graphs() const { return false; }
+
   virtual void synchronize() {}
+
+ private:
+  std::vector<TaggedDiagnostics> done_;
 };
 
 }  // namespace seisfd

@@ -25,7 +25,7 @@ SEISFD_REQUIRE_GPU=1 $B/tests/test_gpu 2>&1 | grep -E "^\[gpu\]" | tee -a "$OUT/
 if [ "${SANITIZE:-1}" = 1 ]; then
   log "compute-sanitizer memcheck / racecheck (o2, o8, o16)"
   # MatchesCpu runs sponge, CPML and no layers, so the CPML kernels are checked here too.
-  F='Registry/GpuVariant.MatchesCpu*/acoustic_o[28]_*:Registry/GpuVariant.MatchesCpu*/acoustic_o16_*'
+  F='Registry/GpuVariant.MatchesCpu*/acoustic_o[28]_*:Registry/GpuVariant.MatchesCpu*/acoustic_o16_*:Registry/GpuVariant.Graphs*/acoustic_o8_*:GpuDiagnostics.*'
   compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
     $B/tests/test_gpu --gtest_filter="$F" > "$OUT/memcheck.log" 2>&1
   echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)" | tee -a "$OUT/summary.txt"
@@ -76,6 +76,21 @@ if [ "${BOUNDARY_COST:-1}" = 1 ]; then
         --set output.directory=\"$d\" --set boundary.type=\"$bt\" --set boundary.width=$w \
         --set kernel.variant=\"$var\" > "$OUT/run_512_${bt}.log" 2>&1
       report "512 $bt $var" "$d/report.json" $?
+    done
+  done
+fi
+if [ "${GRAPHS:-1}" = 1 ]; then
+  log "graphs vs plain launches, diagnostics every 10 steps vs none (order 8, sponge 20, GPU)"
+  for n in 128 512; do
+    for mode in graph no-graph nodiag; do
+      flag=""; diag=10
+      [ "$mode" = no-graph ] && flag="--no-graph"
+      [ "$mode" = nodiag ] && diag=1000000  # only the final check
+      d=/tmp/run_g_${n}_$mode
+      $B/app/seisfd run configs/bench_${n}_o8.toml --backend cuda --quiet --overwrite $flag \
+        --set output.directory=\"$d\" --set kernel.diagnostics_interval=$diag \
+        > "$OUT/run_g_${n}.log" 2>&1
+      report "$n $mode" "$d/report.json" $?
     done
   done
 fi

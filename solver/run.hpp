@@ -11,6 +11,7 @@ struct RunOptions {
   Backend backend = Backend::kAuto;  // overrides kernel.backend unless kAuto
   bool overwrite = false;
   bool quiet = false;
+  bool graphs = true;  // CUDA: launch chunks of steps as captured graphs (--no-graph: off)
   const std::atomic<bool>* stop = nullptr;  // set by the SIGINT handler
 };
 

@@ -28,8 +28,11 @@ class Interrupted : public std::runtime_error {
 
 struct LoopOptions {
   int diagnostics_interval = 10;  // steps; 0 = never
-  int snapshot_every = 0;         // steps; 0 = never
-  int progress_every = 0;         // steps between progress callbacks; 0 = never
+  // Diagnostics the device may still be computing when the loop goes on: bounds how far the
+  // host runs ahead of the device (progress stays honest) without a wait per chunk.
+  int diagnostics_in_flight = 4;
+  int snapshot_every = 0;  // steps; 0 = never
+  int progress_every = 0;  // steps between progress callbacks; 0 = never
   const std::atomic<bool>* stop = nullptr;
   // Names a cell index for messages, e.g. "(x=10, y=3, z=7)".
   std::function<std::string(int64_t)> describe_cell;

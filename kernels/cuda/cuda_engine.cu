@@ -1,9 +1,17 @@
 // The CUDA WaveEngine: two wavefield buffers rotated in place, the model as (v dt)^2, the
 // selected registry variant for the update, and the field_ops kernels around it.
+//
+// Chunks of steps run as CUDA graphs: the launches of L steps are captured once and replayed
+// for every chunk of that length. The step number lives in a device counter that the
+// injection and recording kernels read and the chunk advances, and a graph is kept for each
+// of the two buffer roles (after an odd chunk prev and cur swap), so nothing is re-captured
+// as the loop goes on. Diagnostics are reduced on the device into a ring of slots, copied to
+// pinned host memory and collected when their event has completed: the loop never waits.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -36,6 +44,12 @@ class CudaEngine final : public WaveEngine {
     CUDA_CHECK(cudaMemsetAsync(prev_.get(), 0, prev_.bytes(), stream_.get()));
     CUDA_CHECK(cudaMemsetAsync(cur_.get(), 0, cur_.bytes(), stream_.get()));
     diag_ = DeviceBuffer<cuda::DiagAccum>(1);
+    step_ = DeviceBuffer<int>(1);
+    cuda::launch_set_step(step_.get(), 0, stream_.get());
+    ring_ = DeviceBuffer<cuda::DiagAccum>(kRing);
+    CUDA_CHECK(
+        cudaMallocHost(reinterpret_cast<void**>(&ring_host_), kRing * sizeof(cuda::DiagAccum)));
+    for (auto& e : ring_events_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     if (spec.cpml_on()) {
       if (spec.sponge_on())
         throw std::invalid_argument("cuda engine: CPML and sponge damping on the same layers");
@@ -44,10 +58,18 @@ class CudaEngine final : public WaveEngine {
     stream_.synchronize();
   }
 
+  ~CudaEngine() override {
+    cudaStreamSynchronize(stream_.get());  // destructors never throw
+    for (auto& [key, exec] : graphs_) cudaGraphExecDestroy(exec);
+    for (auto& e : ring_events_) cudaEventDestroy(e);
+    cudaFreeHost(ring_host_);
+  }
+
   std::string name() const override { return "cuda:" + variant_.name; }
   const StepSpec& spec() const override { return spec_; }
 
   void set_injection(const SparsePoints& pts, const std::vector<double>& traces, int nt) override {
+    drop_graphs();  // they hold the old buffers' addresses
     // Group CSR entries by target cell so that one thread owns each cell.
     std::map<int64_t, std::vector<std::pair<int, float>>> by_cell;
     for (int p = 0; p < pts.count(); ++p)
@@ -84,6 +106,7 @@ class CudaEngine final : public WaveEngine {
   }
 
   void set_recording(const SparsePoints& pts, int nt) override {
+    drop_graphs();
     std::vector<float> w(pts.weight.begin(), pts.weight.end());
     rec_off_ = to_device(pts.offset);
     rec_index_ = to_device(pts.index);
@@ -95,17 +118,38 @@ class CudaEngine final : public WaveEngine {
     stream_.synchronize();
   }
 
-  void step(int n) override {
+  void step(int n) override { steps(n, n + 1); }
+
+  void steps(int n_begin, int n_end) override {
+    if (n_end <= n_begin) return;
     cudaStream_t s = stream_.get();
-    if (cpml_) cpml_->launch_psi(cur_.get(), s);
-    variant_.launch(spec_, {prev_.get(), cur_.get(), prev_.get(), vdt2_.get()}, s);
-    if (cpml_) cpml_->launch_correct(cur_.get(), vdt2_.get(), prev_.get(), s);
-    std::swap(prev_, cur_);
-    if (n < inj_.nt) cuda::launch_inject(cur_.get(), inj_, n, s);
-    if (spec_.free_surface)
-      cuda::launch_free_surface(cur_.get(), spec_.layout, spec_.surface, spec_.radius, s);
-    if (n + 1 < rec_.nt) cuda::launch_record(cur_.get(), rec_, n + 1, s);
+    if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, s);
+    const int count = n_end - n_begin;
+    if (!use_graphs_ || count < 2) {
+      enqueue(count, s);
+    } else {
+      const std::pair<int, const float*> key{count, prev_.get()};
+      auto it = graphs_.find(key);
+      if (it == graphs_.end()) {
+        cudaGraph_t g;
+        CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+        enqueue(count, s);  // recorded, not run; leaves the buffer roles as after the chunk
+        CUDA_CHECK(cudaStreamEndCapture(s, &g));
+        cudaGraphExec_t exec;
+        CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
+        CUDA_CHECK(cudaGraphDestroy(g));
+        graphs_.emplace(key, exec);
+        CUDA_CHECK(cudaGraphLaunch(exec, s));
+      } else {
+        CUDA_CHECK(cudaGraphLaunch(it->second, s));
+        if (count % 2) std::swap(prev_, cur_);
+      }
+    }
+    device_step_ = n_end;
   }
+
+  void set_graphs(bool on) override { use_graphs_ = on; }
+  bool graphs() const override { return use_graphs_; }
 
   void copy_field(const int lo[3], const int hi[3], const int dec[3],
                   std::vector<float>& out) override {
@@ -131,20 +175,90 @@ class CudaEngine final : public WaveEngine {
     cuda::launch_diagnostics(cur_.get(), spec_, diag_.get(), stream_.get());
     std::vector<cuda::DiagAccum> h;
     diag_.download(h, stream_.get());
-    Diagnostics d;
-    d.sum_sq = h[0].sum_sq;
-    float mx;
-    static_assert(sizeof(mx) == sizeof(h[0].max_abs_bits));
-    std::memcpy(&mx, &h[0].max_abs_bits, sizeof(mx));
-    d.max_abs = mx;
-    d.nonfinite = static_cast<int64_t>(h[0].nonfinite);
-    d.first_nonfinite = h[0].nonfinite ? static_cast<int64_t>(h[0].first_nonfinite) : -1;
-    return d;
+    return convert(h[0]);
+  }
+
+  void queue_diagnostics(int step) override {
+    if (pending_.size() == static_cast<size_t>(kRing)) {  // ring full: wait for the oldest
+      CUDA_CHECK(cudaEventSynchronize(ring_events_[pending_.front().slot]));
+      collect_front();
+    }
+    const int slot = next_slot_;
+    next_slot_ = (next_slot_ + 1) % kRing;
+    cudaStream_t s = stream_.get();
+    cuda::DiagAccum* d = ring_.get() + slot;
+    cuda::launch_diag_reset(d, s);
+    cuda::launch_diagnostics(cur_.get(), spec_, d, s);
+    CUDA_CHECK(
+        cudaMemcpyAsync(ring_host_ + slot, d, sizeof(cuda::DiagAccum), cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaEventRecord(ring_events_[slot], s));
+    pending_.push_back({step, slot});
+  }
+
+  std::vector<TaggedDiagnostics> completed_diagnostics(int max_pending) override {
+    while (!pending_.empty()) {
+      const cudaEvent_t e = ring_events_[pending_.front().slot];
+      if (pending_.size() > static_cast<size_t>(std::max(0, max_pending))) {
+        CUDA_CHECK(cudaEventSynchronize(e));
+      } else {
+        const cudaError_t q = cudaEventQuery(e);
+        if (q == cudaErrorNotReady) break;
+        CUDA_CHECK(q);
+      }
+      collect_front();
+    }
+    std::vector<TaggedDiagnostics> out;
+    out.swap(collected_);
+    return out;
   }
 
   void synchronize() override { stream_.synchronize(); }
 
  private:
+  static constexpr int kRing = 64;  // diagnostics in flight before queue_diagnostics waits
+  struct Pending {
+    int step, slot;
+  };
+
+  // The launches of `count` steps on stream s (run now, or recorded into a graph).
+  void enqueue(int count, cudaStream_t s) {
+    for (int k = 0; k < count; ++k) {
+      if (cpml_) cpml_->launch_psi(cur_.get(), s);
+      variant_.launch(spec_, {prev_.get(), cur_.get(), prev_.get(), vdt2_.get()}, s);
+      if (cpml_) cpml_->launch_correct(cur_.get(), vdt2_.get(), prev_.get(), s);
+      std::swap(prev_, cur_);
+      cuda::launch_inject(cur_.get(), inj_, step_.get(), k, s);
+      if (spec_.free_surface)
+        cuda::launch_free_surface(cur_.get(), spec_.layout, spec_.surface, spec_.radius, s);
+      cuda::launch_record(cur_.get(), rec_, step_.get(), k + 1, s);
+    }
+    cuda::launch_advance_step(step_.get(), count, s);
+  }
+
+  void drop_graphs() {
+    stream_.synchronize();
+    for (auto& [key, exec] : graphs_) CUDA_CHECK(cudaGraphExecDestroy(exec));
+    graphs_.clear();
+  }
+
+  static Diagnostics convert(const cuda::DiagAccum& a) {
+    Diagnostics d;
+    d.sum_sq = a.sum_sq;
+    float mx;
+    static_assert(sizeof(mx) == sizeof(a.max_abs_bits));
+    std::memcpy(&mx, &a.max_abs_bits, sizeof(mx));
+    d.max_abs = mx;
+    d.nonfinite = static_cast<int64_t>(a.nonfinite);
+    d.first_nonfinite = a.nonfinite ? static_cast<int64_t>(a.first_nonfinite) : -1;
+    return d;
+  }
+
+  void collect_front() {
+    const Pending p = pending_.front();
+    pending_.pop_front();
+    collected_.push_back({p.step, convert(ring_host_[p.slot])});
+  }
+
   template <class T>
   DeviceBuffer<T> to_device(const std::vector<T>& h) {
     DeviceBuffer<T> d(h.size());
@@ -165,6 +279,16 @@ class CudaEngine final : public WaveEngine {
   cuda::InjectionView inj_;
   cuda::RecordingView rec_;
   std::unique_ptr<cuda::CpmlBoundary> cpml_;
+  DeviceBuffer<int> step_;  // the device's step counter
+  int device_step_ = 0;     // its value once the queued work has run
+  bool use_graphs_ = true;
+  std::map<std::pair<int, const float*>, cudaGraphExec_t> graphs_;  // (steps, prev buffer)
+  DeviceBuffer<cuda::DiagAccum> ring_;
+  cuda::DiagAccum* ring_host_ = nullptr;  // pinned
+  cudaEvent_t ring_events_[kRing] = {};
+  std::deque<Pending> pending_;
+  std::vector<TaggedDiagnostics> collected_;
+  int next_slot_ = 0;
 };
 
 }  // namespace

@@ -9,9 +9,11 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__global__ void inject_kernel(float* field, InjectionView v, int n) {
+// The step number comes from the device counter, so a captured graph replays any chunk.
+__global__ void inject_kernel(float* field, InjectionView v, const int* step, int offset) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= v.ncells) return;
+  const int n = *step + offset;
+  if (c >= v.ncells || n >= v.nt) return;
   float acc = 0.0f;
   for (int64_t e = v.cell_offset[c]; e < v.cell_offset[c + 1]; ++e)
     acc += v.coef[e] * v.traces[static_cast<int64_t>(v.point[e]) * v.nt + n];
@@ -19,10 +21,12 @@ __global__ void inject_kernel(float* field, InjectionView v, int n) {
 }
 
 // One warp per point; lanes stride over the point's cells, then a shuffle reduction.
-__global__ void record_kernel(const float* __restrict__ field, RecordingView v, int sample) {
+__global__ void record_kernel(const float* __restrict__ field, RecordingView v, const int* step,
+                              int offset) {
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
-  if (warp >= v.npoints) return;
+  const int sample = *step + offset;
+  if (warp >= v.npoints || sample >= v.nt) return;
   float acc = 0.0f;
   for (int64_t k = v.offset[warp] + lane; k < v.offset[warp + 1]; k += 32)
     acc += v.weight[k] * field[v.index[k]];
@@ -39,6 +43,14 @@ __global__ void free_surface_kernel(float* f, Layout l, int surface, int radius)
   for (int k = 1; k <= radius; ++k) f[l.idx(surface - k, y, x)] = -f[l.idx(surface + k, y, x)];
 }
 
+__global__ void set_step_kernel(int* step, int value) {
+  *step = value;
+}
+
+__global__ void advance_step_kernel(int* step, int by) {
+  *step += by;
+}
+
 __global__ void diag_reset_kernel(DiagAccum* a) {
   a->sum_sq = 0.0;
   a->max_abs_bits = 0u;
@@ -46,52 +58,65 @@ __global__ void diag_reset_kernel(DiagAccum* a) {
   a->first_nonfinite = ~0ull;
 }
 
-// Grid-stride over the updated region; block reduction in shared memory, one atomic per block.
+// Blocks stride over the x rows of the updated region and threads along each row (no 64-bit
+// division per cell); warp-shuffle block reduction, one atomic per block and quantity.
 __global__ void diagnostics_kernel(const float* __restrict__ f, Layout l, int z0, int y0, int x0,
                                    int nz, int ny, int nx, DiagAccum* acc) {
-  __shared__ double s_sum[kThreads];
-  __shared__ float s_max[kThreads];
-  __shared__ unsigned long long s_bad[kThreads];
-  __shared__ unsigned long long s_first[kThreads];
+  __shared__ double s_sum[kThreads / 32];
+  __shared__ float s_max[kThreads / 32];
+  __shared__ unsigned long long s_bad[kThreads / 32];
+  __shared__ unsigned long long s_first[kThreads / 32];
   double sum = 0.0;
   float mx = 0.0f;
   unsigned long long bad = 0, first = ~0ull;
-  const int64_t total = static_cast<int64_t>(nz) * ny * nx;
-  for (int64_t t = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; t < total;
-       t += static_cast<int64_t>(gridDim.x) * blockDim.x) {
-    const int x = static_cast<int>(t % nx);
-    const int y = static_cast<int>((t / nx) % ny);
-    const int z = static_cast<int>(t / (static_cast<int64_t>(nx) * ny));
-    const int64_t i = l.idx(z0 + z, y0 + y, x0 + x);
-    const float v = f[i];
-    if (!isfinite(v)) {
-      ++bad;
-      first = min(first, static_cast<unsigned long long>(i));
-    } else {
-      sum += static_cast<double>(v) * v;
-      mx = fmaxf(mx, fabsf(v));
+  const int rows = nz * ny;
+  for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    const int64_t row = l.idx(z0 + r / ny, y0 + r % ny, x0);
+    for (int x = threadIdx.x; x < nx; x += blockDim.x) {
+      const int64_t i = row + x;
+      const float v = f[i];
+      if (!isfinite(v)) {
+        ++bad;
+        first = min(first, static_cast<unsigned long long>(i));
+      } else {
+        sum += static_cast<double>(v) * v;
+        mx = fmaxf(mx, fabsf(v));
+      }
     }
   }
-  s_sum[threadIdx.x] = sum;
-  s_max[threadIdx.x] = mx;
-  s_bad[threadIdx.x] = bad;
-  s_first[threadIdx.x] = first;
+  // Warp shuffles, then one value per warp through shared memory, then the first warp.
+  auto warp_reduce = [&](unsigned mask) {
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+      sum += __shfl_down_sync(mask, sum, d);
+      mx = fmaxf(mx, __shfl_down_sync(mask, mx, d));
+      bad += __shfl_down_sync(mask, bad, d);
+      first = min(first, __shfl_down_sync(mask, first, d));
+    }
+  };
+  warp_reduce(0xffffffffu);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (lane == 0) {
+    s_sum[warp] = sum;
+    s_max[warp] = mx;
+    s_bad[warp] = bad;
+    s_first[warp] = first;
+  }
   __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w) {
-      s_sum[threadIdx.x] += s_sum[threadIdx.x + w];
-      s_max[threadIdx.x] = fmaxf(s_max[threadIdx.x], s_max[threadIdx.x + w]);
-      s_bad[threadIdx.x] += s_bad[threadIdx.x + w];
-      s_first[threadIdx.x] = min(s_first[threadIdx.x], s_first[threadIdx.x + w]);
-    }
-    __syncthreads();
+  if (warp == 0) {
+    const bool have = lane < kThreads / 32;
+    sum = have ? s_sum[lane] : 0.0;
+    mx = have ? s_max[lane] : 0.0f;
+    bad = have ? s_bad[lane] : 0ull;
+    first = have ? s_first[lane] : ~0ull;
+    warp_reduce(0xffffffffu);
   }
-  if (threadIdx.x == 0) {
-    atomicAdd(&acc->sum_sq, s_sum[0]);
-    atomicMax(&acc->max_abs_bits, __float_as_uint(s_max[0]));
-    if (s_bad[0] > 0) {
-      atomicAdd(&acc->nonfinite, s_bad[0]);
-      atomicMin(&acc->first_nonfinite, s_first[0]);
+  if (threadIdx.x == 0) {  // thread 0 holds the block's totals
+    atomicAdd(&acc->sum_sq, sum);
+    atomicMax(&acc->max_abs_bits, __float_as_uint(mx));
+    if (bad > 0) {
+      atomicAdd(&acc->nonfinite, bad);
+      atomicMin(&acc->first_nonfinite, first);
     }
   }
 }
@@ -109,17 +134,29 @@ __global__ void gather_box_kernel(const float* __restrict__ f, Layout l, int lz,
 
 }  // namespace
 
-void launch_inject(float* field, const InjectionView& v, int n, cudaStream_t s) {
+void launch_inject(float* field, const InjectionView& v, const int* step, int offset,
+                   cudaStream_t s) {
   if (v.ncells == 0) return;
-  inject_kernel<<<(v.ncells + kThreads - 1) / kThreads, kThreads, 0, s>>>(field, v, n);
+  inject_kernel<<<(v.ncells + kThreads - 1) / kThreads, kThreads, 0, s>>>(field, v, step, offset);
   CUDA_CHECK_LAUNCH();
 }
 
-void launch_record(const float* field, const RecordingView& v, int sample, cudaStream_t s) {
+void launch_record(const float* field, const RecordingView& v, const int* step, int offset,
+                   cudaStream_t s) {
   if (v.npoints == 0) return;
   const int64_t threads = static_cast<int64_t>(v.npoints) * 32;
   record_kernel<<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, s>>>(
-      field, v, sample);
+      field, v, step, offset);
+  CUDA_CHECK_LAUNCH();
+}
+
+void launch_set_step(int* step, int value, cudaStream_t s) {
+  set_step_kernel<<<1, 1, 0, s>>>(step, value);
+  CUDA_CHECK_LAUNCH();
+}
+
+void launch_advance_step(int* step, int by, cudaStream_t s) {
+  advance_step_kernel<<<1, 1, 0, s>>>(step, by);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -136,8 +173,7 @@ void launch_diag_reset(DiagAccum* acc, cudaStream_t s) {
 void launch_diagnostics(const float* field, const StepSpec& sp, DiagAccum* acc, cudaStream_t s) {
   const int nz = sp.end[0] - sp.begin[0], ny = sp.end[1] - sp.begin[1],
             nx = sp.end[2] - sp.begin[2];
-  const int64_t total = static_cast<int64_t>(nz) * ny * nx;
-  const int blocks = static_cast<int>(std::min<int64_t>((total + kThreads - 1) / kThreads, 1024));
+  const int blocks = std::min(nz * ny, 132 * 16);
   diagnostics_kernel<<<blocks, kThreads, 0, s>>>(field, sp.layout, sp.begin[0], sp.begin[1],
                                                  sp.begin[2], nz, ny, nx, acc);
   CUDA_CHECK_LAUNCH();

@@ -21,7 +21,10 @@ struct InjectionView {
   int ncells = 0;
   int nt = 0;
 };
-void launch_inject(float* field, const InjectionView& v, int n, cudaStream_t s);
+// The step counter lives on the device (a graph replays the same launches for any chunk):
+// injection adds trace sample n = *step + offset (nothing once n >= nt).
+void launch_inject(float* field, const InjectionView& v, const int* step, int offset,
+                   cudaStream_t s);
 
 struct RecordingView {
   const int64_t* offset = nullptr;
@@ -31,7 +34,11 @@ struct RecordingView {
   int npoints = 0;
   int nt = 0;
 };
-void launch_record(const float* field, const RecordingView& v, int sample, cudaStream_t s);
+// Records into sample *step + offset (nothing once it is >= nt).
+void launch_record(const float* field, const RecordingView& v, const int* step, int offset,
+                   cudaStream_t s);
+void launch_set_step(int* step, int value, cudaStream_t s);
+void launch_advance_step(int* step, int by, cudaStream_t s);
 
 void launch_free_surface(float* field, const Layout& l, int surface, int radius, cudaStream_t s);
 
