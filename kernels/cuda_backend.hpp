@@ -33,6 +33,18 @@ inline size_t cuda_engine_bytes(const StepSpec& spec) {
          sizeof(float);
 }
 
+// The VTI/TTI engine (kernels/cuda/aniso_engine.cu): p and q (two time levels each), (v dt)^2,
+// 1 + 2 eps, sqrt(1 + 2 delta); TTI adds the axis (3 fields) and the cross intermediates of p
+// and q (6 fields).
+inline size_t cuda_aniso_engine_bytes(const StepSpec& spec, bool tti) {
+  return (tti ? 16 : 7) * static_cast<size_t>(spec.layout.size()) * sizeof(float);
+}
+
+struct AnisoModel;
+std::unique_ptr<WaveEngine> make_cuda_aniso_engine(const StepSpec& spec, const AnisoModel& model,
+                                                   double dt, const std::string& variant,
+                                                   int device = 0);
+
 std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec& spec,
                                              const std::vector<float>& velocity, double dt,
                                              const std::string& variant, int device = 0);

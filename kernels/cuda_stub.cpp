@@ -19,4 +19,9 @@ std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec&, const std::vector<
   throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
 }
 
+std::unique_ptr<WaveEngine> make_cuda_aniso_engine(const StepSpec&, const AnisoModel&, double,
+                                                   const std::string&, int) {
+  throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
+}
+
 }  // namespace seisfd

@@ -6,6 +6,7 @@
 #include "kernels/cuda/acoustic_naive.hpp"
 #include "kernels/cuda/acoustic_smem_regqueue.hpp"
 #include "kernels/cuda/acoustic_smem_tile.hpp"
+#include "kernels/cuda/aniso_naive.hpp"
 #endif
 
 namespace seisfd {
@@ -31,6 +32,32 @@ void add_acoustic_fast(std::vector<KernelVariant>& t) {
                "memory, scalar accesses",
                70, &can_implement_acoustic_smem_tile, &launch_acoustic_smem_tile<R>});
 }
+
+// The anisotropic baselines (issue 4): the throughput the fast TTI kernels start from.
+template <int R>
+void add_aniso_naive(std::vector<KernelVariant>& t) {
+  const std::string o = "/o" + std::to_string(2 * R) + "/naive";
+  KernelVariant vti{"vti" + o,
+                    "vti",
+                    2 * R,
+                    "naive",
+                    "VTI fast path (d_xx + d_yy, d_zz; no mixed derivatives), one thread per "
+                    "cell, all reads from global memory",
+                    60,
+                    &can_implement_aniso_naive};
+  vti.launch_aniso = &launch_vti_naive<R>;
+  t.push_back(vti);
+  KernelVariant tti{"tti" + o,
+                    "tti",
+                    2 * R,
+                    "naive",
+                    "TTI: a pass writing the 6 cross-term intermediates of p and q, then one "
+                    "thread per cell for the update, all reads from global memory",
+                    60,
+                    &can_implement_aniso_naive};
+  tti.launch_aniso = &launch_tti_naive<R>;
+  t.push_back(tti);
+}
 #endif
 
 std::vector<KernelVariant> make_registry() {
@@ -52,6 +79,14 @@ std::vector<KernelVariant> make_registry() {
   add_acoustic_fast<7>(t);
   add_acoustic_naive<8>(t);
   add_acoustic_fast<8>(t);
+  add_aniso_naive<1>(t);
+  add_aniso_naive<2>(t);
+  add_aniso_naive<3>(t);
+  add_aniso_naive<4>(t);
+  add_aniso_naive<5>(t);
+  add_aniso_naive<6>(t);
+  add_aniso_naive<7>(t);
+  add_aniso_naive<8>(t);
 #endif
   return t;
 }

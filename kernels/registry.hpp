@@ -18,6 +18,27 @@ struct AcousticFields {
 };
 
 using AcousticLaunchFn = void (*)(const StepSpec&, const AcousticFields&, void* stream);
+
+// Device pointers of one VTI/TTI update (kernels/anisotropy.hpp). The next fields may alias
+// the previous ones. E = 1 + 2 eps, D = sqrt(1 + 2 delta); TTI only: n, the symmetry axis
+// (z, y, x components, reflected in the mirror rows above a free surface), and g, scratch for
+// the cross-term intermediates of p (g[0..2]) and q (g[3..5]), each of the layout's size.
+struct AnisoFields {
+  const float* p_prev = nullptr;
+  const float* p_cur = nullptr;
+  float* p_next = nullptr;
+  const float* q_prev = nullptr;
+  const float* q_cur = nullptr;
+  float* q_next = nullptr;
+  const float* vdt2 = nullptr;
+  const float* E = nullptr;
+  const float* D = nullptr;
+  const float* n[3] = {nullptr, nullptr, nullptr};
+  float* g[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+};
+// The stencil update of p and q (sponge included); injection, free-surface mirroring of p and q
+// and recording are the engine's.
+using AnisoLaunchFn = void (*)(const StepSpec&, const AnisoFields&, void* stream);
 // Returns an empty string if the variant can run this spec on this device, else the reason.
 using CanImplementFn = std::string (*)(const StepSpec&, int compute_capability);
 
@@ -29,7 +50,8 @@ struct KernelVariant {
   std::string description;
   int min_compute_capability = 0;  // e.g. 90 for TMA variants
   CanImplementFn can_implement = nullptr;
-  AcousticLaunchFn launch = nullptr;
+  AcousticLaunchFn launch = nullptr;     // physics "acoustic"
+  AnisoLaunchFn launch_aniso = nullptr;  // physics "vti" and "tti"
 };
 
 // All variants compiled into this build (empty without the CUDA backend).

@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include "kernels/cuda_backend.hpp"
+#include "kernels/reference/aniso_engine.hpp"
 #include "kernels/reference/cpu_engine.hpp"
 #include "solver/model.hpp"
 
@@ -25,11 +26,17 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested) {
                                      : "cuda requested but this build has no CUDA backend",
                         c.source_path);
     out.device = devices[0].name;
-    out.engine = make_cuda_engine(plan.spec, velocity, plan.dt, c.kernel.variant, 0);
+    out.engine = c.physics.equation == Equation::kAcoustic
+                     ? make_cuda_engine(plan.spec, velocity, plan.dt, c.kernel.variant, 0)
+                     : make_cuda_aniso_engine(plan.spec, aniso_layout_model(plan), plan.dt,
+                                              c.kernel.variant, 0);
   } else {
     out.device = "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
-    out.engine = reference::make_cpu_engine(plan.spec, velocity, plan.dt,
-                                            c.kernel.precision == Precision::kFp64);
+    const bool fp64 = c.kernel.precision == Precision::kFp64;
+    out.engine =
+        c.physics.equation == Equation::kAcoustic
+            ? reference::make_cpu_engine(plan.spec, velocity, plan.dt, fp64)
+            : reference::make_aniso_cpu_engine(plan.spec, aniso_layout_model(plan), plan.dt, fp64);
   }
   return out;
 }

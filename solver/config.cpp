@@ -67,8 +67,8 @@ const char* to_string(ModelType t) {
   }
   return "?";
 }
-const char* to_string(Equation) {
-  return "acoustic";
+const char* to_string(Equation e) {
+  return e == Equation::kVti ? "vti" : e == Equation::kTti ? "tti" : "acoustic";
 }
 const char* to_string(WaveletType t) {
   return t == WaveletType::kRicker ? "ricker" : "file";
@@ -131,6 +131,14 @@ std::string config_to_toml(const RunConfig& c) {
       << "\n";
   if (m.type == ModelType::kFile)
     o << "path = " << str(m.path) << "\ndataset = " << str(m.dataset) << "\n";
+  const std::pair<const char*, const AnisoParam*> aniso[] = {
+      {"epsilon", &m.epsilon}, {"delta", &m.delta}, {"theta", &m.theta}, {"phi", &m.phi}};
+  for (const auto& [key, a] : aniso) {
+    if (a->kind == AnisoParam::Kind::kConstant) o << key << " = " << toml_float(a->value) << "\n";
+    if (a->kind == AnisoParam::Kind::kLayers) o << key << " = " << toml_list(a->layers) << "\n";
+    if (a->kind == AnisoParam::Kind::kFile)
+      o << key << " = { path = " << str(a->path) << ", dataset = " << str(a->dataset) << " }\n";
+  }
 
   o << "\n[physics]\nequation = " << name(c.physics.equation) << "\norder = " << c.physics.order
     << "\n";
@@ -231,6 +239,14 @@ std::string config_to_json(const RunConfig& c) {
   if (m.type == ModelType::kFile) {
     j["model"]["path"] = m.path;
     j["model"]["dataset"] = m.dataset;
+  }
+  const std::pair<const char*, const AnisoParam*> aniso[] = {
+      {"epsilon", &m.epsilon}, {"delta", &m.delta}, {"theta", &m.theta}, {"phi", &m.phi}};
+  for (const auto& [key, a] : aniso) {
+    if (a->kind == AnisoParam::Kind::kConstant) j["model"][key] = a->value;
+    if (a->kind == AnisoParam::Kind::kLayers) j["model"][key] = a->layers;
+    if (a->kind == AnisoParam::Kind::kFile)
+      j["model"][key] = {{"path", a->path}, {"dataset", a->dataset}};
   }
   j["physics"] = {{"equation", to_string(c.physics.equation)}, {"order", c.physics.order}};
   j["time"] = {{"duration", c.time.duration}, {"dt", opt(c.time.dt)}, {"courant", c.time.courant}};

@@ -35,17 +35,30 @@ struct GridConfig {
 
 enum class ModelType { kConstant, kLayered, kSalt, kFile };
 
+// One anisotropy parameter of the model (physics.equation = "vti" or "tti"): a constant, one
+// value per layer (model.type = "layered"), or an HDF5 dataset of the grid's shape [nz][ny][nx].
+// Angles in degrees: theta is the tilt of the symmetry axis from vertical (z down), phi its
+// azimuth from +x towards +y.
+struct AnisoParam {
+  enum class Kind { kDefault, kConstant, kLayers, kFile };
+  Kind kind = Kind::kDefault;  // default: 0, or the salt demo's own field for model.type = salt
+  double value = 0;
+  std::vector<double> layers;
+  std::string path, dataset;
+};
+
 struct ModelConfig {
   ModelType type = ModelType::kConstant;
   double vp = 0;  // constant: velocity, m/s
   std::vector<double>
       interfaces;  // layered: depth of the top of each layer, m (first = 0 or above top)
-  std::vector<double> velocities;  // layered: one velocity per layer, m/s
-  std::string path;                // file: HDF5 file (resolved relative to the config file)
-  std::string dataset = "vp";      // file: dataset name
+  std::vector<double> velocities;         // layered: one velocity per layer, m/s
+  std::string path;                       // file: HDF5 file (resolved relative to the config file)
+  std::string dataset = "vp";             // file: dataset name
+  AnisoParam epsilon, delta, theta, phi;  // vti/tti only
 };
 
-enum class Equation { kAcoustic };
+enum class Equation { kAcoustic, kVti, kTti };
 
 struct PhysicsConfig {
   Equation equation = Equation::kAcoustic;

@@ -20,6 +20,47 @@ void reject_others(const Section& s, const std::vector<std::string>& specific,
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) s.reject(k, why);
 }
 
+// One anisotropy parameter: a number, one number per layer, or { path, dataset } (HDF5).
+AnisoParam read_aniso(const Section& s, const std::string& k, const ModelConfig& m, double lo,
+                      double hi) {
+  AnisoParam a;
+  const toml::node* node = s.find(k);
+  if (!node) return a;
+  const auto in_range = [&](double v) {
+    if (!(v > lo && v <= hi))
+      s.fail(k, "must be in (" + format_number(lo) + ", " + format_number(hi) + "] (got " +
+                    format_number(v) + ")");
+  };
+  if (node->is_table()) {
+    const Section t = *s.get_table(k);
+    t.check_known({"path", "dataset"});
+    a.kind = AnisoParam::Kind::kFile;
+    a.path = t.need("path", t.get_path("path"));
+    a.dataset = t.need("dataset", t.get_string("dataset"));
+  } else if (node->is_array()) {
+    if (m.type != ModelType::kLayered)
+      s.fail(k,
+             "one value per layer needs model.type = \"layered\" (give a number, or a table "
+             "{ path, dataset })");
+    a.kind = AnisoParam::Kind::kLayers;
+    a.layers = *s.get_doubles(k);
+    if (a.layers.size() != m.interfaces.size())
+      s.fail(k, "has " + std::to_string(a.layers.size()) + " values but model.interfaces has " +
+                    std::to_string(m.interfaces.size()) + " (one per layer)");
+    for (double v : a.layers) in_range(v);
+  } else if (node->is_number()) {
+    a.kind = AnisoParam::Kind::kConstant;
+    a.value = *s.get_double(k);
+    in_range(a.value);
+  } else {
+    s.fail(k,
+           "expected a number, an array of numbers (one per layer) or a table { path, "
+           "dataset }, got " +
+               describe(*node));
+  }
+  return a;
+}
+
 }  // namespace
 
 GridConfig read_grid(const Section& s) {
@@ -45,7 +86,8 @@ GridConfig read_grid(const Section& s) {
 }
 
 ModelConfig read_model(const Section& s, const GridConfig& grid) {
-  s.check_known({"type", "vp", "interfaces", "velocities", "path", "dataset"});
+  s.check_known({"type", "vp", "interfaces", "velocities", "path", "dataset", "epsilon", "delta",
+                 "theta", "phi"});
   ModelConfig m;
   m.type = s.need("type", s.get_enum("type", {ModelType::kConstant, ModelType::kLayered,
                                               ModelType::kSalt, ModelType::kFile}));
@@ -86,13 +128,19 @@ ModelConfig read_model(const Section& s, const GridConfig& grid) {
       m.dataset = s.get_string("dataset").value_or(m.dataset);
       break;
   }
+  // 1 + 2 eps and 1 + 2 delta must be positive; angles in degrees, any finite value.
+  m.epsilon = read_aniso(s, "epsilon", m, -0.5, 1.0);
+  m.delta = read_aniso(s, "delta", m, -0.5, 1.0);
+  m.theta = read_aniso(s, "theta", m, -1e6, 1e6);
+  m.phi = read_aniso(s, "phi", m, -1e6, 1e6);
   return m;
 }
 
 PhysicsConfig read_physics(const Section& s) {
   s.check_known({"equation", "order"});
   PhysicsConfig p;
-  p.equation = s.get_enum("equation", {Equation::kAcoustic}).value_or(p.equation);
+  p.equation = s.get_enum("equation", {Equation::kAcoustic, Equation::kVti, Equation::kTti})
+                   .value_or(p.equation);
   p.order = s.get_int("order", INT_MIN).value_or(p.order);
   if (p.order < 2 || p.order > 16 || p.order % 2 != 0)
     s.fail("order", "must be an even integer from 2 to 16 (got " + std::to_string(p.order) + ")");
@@ -153,8 +201,16 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   RunConfig c;
   c.source_path = ctx.source();
   c.grid = read_grid(required("grid"));
-  c.model = read_model(required("model"), c.grid);
+  const Section model = required("model");
+  c.model = read_model(model, c.grid);
   c.physics = read_physics(optional("physics"));
+  // Anisotropy keys belong to the anisotropic equations; the tilt to TTI only.
+  const std::string why =
+      std::string("not used by physics.equation = \"") + to_string(c.physics.equation) + "\"";
+  if (c.physics.equation == Equation::kAcoustic)
+    for (const char* k : {"epsilon", "delta", "theta", "phi"}) model.reject(k, why);
+  if (c.physics.equation == Equation::kVti)
+    for (const char* k : {"theta", "phi"}) model.reject(k, why + " (no tilt; use \"tti\")");
   c.time = read_time(required("time"));
   c.source = read_source(required("source"));
   const auto receivers = top.get_table("receivers");
@@ -163,7 +219,11 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   } else {
     c.receivers.count = {0, 0};  // no [receivers]: no receivers, no gathers
   }
-  c.boundary = read_boundary(optional("boundary"));
+  const Section boundary = optional("boundary");
+  c.boundary = read_boundary(boundary);
+  if (c.physics.equation != Equation::kAcoustic && c.boundary.type == BoundaryType::kCpml)
+    boundary.fail("type", std::string("\"cpml\" is not implemented for physics.equation = \"") +
+                              to_string(c.physics.equation) + "\"; use \"sponge\" or \"none\"");
   c.output = read_output(optional("output"), receivers.has_value());
   c.kernel = read_kernel(optional("kernel"));
   return c;

@@ -24,6 +24,103 @@ float salt_demo_velocity(double x, double y, double z, const Vec3& lo, const Vec
   return static_cast<float>(1700.0 + 1900.0 * s + layering);
 }
 
+AnisoSample salt_demo_anisotropy(double x, double y, double z, const Vec3& lo, const Vec3& hi) {
+  AnisoSample a;
+  if (salt_demo_velocity(x, y, z, lo, hi) >= 4500.0f) return a;  // salt
+  auto frac = [&](int k, double v) { return hi[k] > lo[k] ? (v - lo[k]) / (hi[k] - lo[k]) : 0.5; };
+  const double u = frac(0, x), w = frac(1, y), d = frac(2, z);
+  const double water = 0.12;
+  if (d < water) return a;
+  const double s = (d - water) / (1.0 - water);
+  a.epsilon = 0.12 + 0.12 * s;
+  a.delta = 0.04 + 0.06 * s;
+  // Layers drape over the dome: their dip follows the slope of the dome's Gaussian flank.
+  const double r2 = (u - 0.5) * (u - 0.5) / 0.04 + (w - 0.5) * (w - 0.5) / 0.06;
+  const double r = std::sqrt(r2);
+  a.theta = 40.0 * std::min(1.0, 1.6 * r * std::exp(-0.5 * r2));
+  a.phi = std::atan2((w - 0.5) / 0.06, (u - 0.5) / 0.04) * 180.0 / M_PI;
+  return a;
+}
+
+namespace {
+
+// One anisotropy parameter on the grid (values as given: angles still in degrees).
+std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const char* key,
+                               double AnisoSample::*member) {
+  const GridConfig& g = c.grid;
+  const ModelConfig& mc = c.model;
+  const size_t n = static_cast<size_t>(g.nz) * g.ny * g.nx;
+  const Vec3 lo = g.origin;
+  const Vec3 hi{lo[0] + (g.nx - 1) * g.dx, lo[1] + (g.ny - 1) * g.dy, lo[2] + (g.nz - 1) * g.dz};
+  std::vector<float> out(n, 0.0f);
+  switch (a.kind) {
+    case AnisoParam::Kind::kDefault:
+      if (mc.type == ModelType::kSalt)
+        for (int z = 0; z < g.nz; ++z)
+          for (int y = 0; y < g.ny; ++y)
+            for (int x = 0; x < g.nx; ++x)
+              out[(static_cast<size_t>(z) * g.ny + y) * g.nx + x] =
+                  static_cast<float>(salt_demo_anisotropy(lo[0] + x * g.dx, lo[1] + y * g.dy,
+                                                          lo[2] + z * g.dz, lo, hi).*
+                                     member);
+      break;
+    case AnisoParam::Kind::kConstant:
+      std::fill(out.begin(), out.end(), static_cast<float>(a.value));
+      break;
+    case AnisoParam::Kind::kLayers:
+      for (int z = 0; z < g.nz; ++z) {
+        const double depth = lo[2] + z * g.dz;
+        size_t layer = 0;
+        for (size_t k = 0; k < mc.interfaces.size(); ++k)
+          if (depth >= mc.interfaces[k] - 1e-9 * (1.0 + std::fabs(depth))) layer = k;
+        std::fill(out.begin() + static_cast<size_t>(z) * g.ny * g.nx,
+                  out.begin() + static_cast<size_t>(z + 1) * g.ny * g.nx,
+                  static_cast<float>(a.layers[layer]));
+      }
+      break;
+    case AnisoParam::Kind::kFile:
+      try {
+        out = io::read_volume(a.path, a.dataset, {g.nz, g.ny, g.nx});
+      } catch (const io::IoError& e) {
+        throw ConfigError(std::string("model.") + key, e.what(), c.source_path);
+      }
+      break;
+  }
+  const bool thomsen = member == &AnisoSample::epsilon || member == &AnisoSample::delta;
+  for (size_t i = 0; i < n; ++i) {
+    const float v = out[i];
+    if (!std::isfinite(v) || (thomsen && !(v > -0.5f && v <= 1.0f))) {
+      const size_t x = i % g.nx, y = (i / g.nx) % g.ny, z = i / (static_cast<size_t>(g.nx) * g.ny);
+      std::ostringstream os;
+      os << "value " << v << " at cell (x=" << x << ", y=" << y << ", z=" << z << ") must be "
+         << (thomsen ? "in (-0.5, 1]" : "finite");
+      throw ConfigError(std::string("model.") + key, os.str(), c.source_path);
+    }
+  }
+  return out;
+}
+
+void build_anisotropy(const RunConfig& c, VelocityModel& m) {
+  const ModelConfig& mc = c.model;
+  m.epsilon = aniso_field(c, mc.epsilon, "epsilon", &AnisoSample::epsilon);
+  m.delta = aniso_field(c, mc.delta, "delta", &AnisoSample::delta);
+  for (size_t i = 0; i < m.epsilon.size(); ++i) {
+    m.eps_max = std::max(m.eps_max, m.epsilon[i]);
+    if (m.delta[i] > m.epsilon[i]) {
+      m.delta[i] = m.epsilon[i];
+      ++m.delta_clamped;
+    }
+  }
+  if (c.physics.equation != Equation::kTti) return;
+  const float rad = static_cast<float>(M_PI / 180.0);
+  m.theta = aniso_field(c, mc.theta, "theta", &AnisoSample::theta);
+  m.phi = aniso_field(c, mc.phi, "phi", &AnisoSample::phi);
+  for (auto& v : m.theta) v *= rad;
+  for (auto& v : m.phi) v *= rad;
+}
+
+}  // namespace
+
 VelocityModel build_model(const RunConfig& c) {
   const GridConfig& g = c.grid;
   VelocityModel m;
@@ -83,10 +180,16 @@ VelocityModel build_model(const RunConfig& c) {
     m.vmin = std::min(m.vmin, v);
     m.vmax = std::max(m.vmax, v);
   }
+  if (c.physics.equation != Equation::kAcoustic) build_anisotropy(c, m);
   return m;
 }
 
 std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m) {
+  return extend_to_layout(grid, m, m.vp);
+}
+
+std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m,
+                                    const std::vector<float>& field) {
   const Layout& l = grid.layout();
   std::vector<float> out(static_cast<size_t>(l.size()), 0.0f);
   const int n[3] = {m.nz, m.ny, m.nx};
@@ -95,7 +198,7 @@ std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m)
     const int pz = clamp_phys(0, z);
     for (int y = 0; y < l.ny; ++y) {
       const int py = clamp_phys(1, y);
-      const float* src = &m.vp[(static_cast<size_t>(pz) * m.ny + py) * m.nx];
+      const float* src = &field[(static_cast<size_t>(pz) * m.ny + py) * m.nx];
       float* dst = &out[l.idx(z, y, 0)];
       for (int x = 0; x < l.nx; ++x) dst[x] = src[clamp_phys(2, x)];
     }

@@ -13,6 +13,13 @@ struct VelocityModel {
   int nz = 0, ny = 0, nx = 0;
   std::vector<float> vp;  // [nz][ny][nx], m/s
   float vmin = 0, vmax = 0;
+  // physics vti/tti: Thomsen eps and delta, tilt theta and azimuth phi (radians), same shape;
+  // empty for acoustic (theta and phi empty for vti too).
+  std::vector<float> epsilon, delta, theta, phi;
+  float eps_max = 0;
+  // Cells where delta > epsilon, lowered to delta = epsilon: the pseudo-acoustic p/q system
+  // grows exponentially there (kernels/anisotropy.hpp). make_plan reports the count.
+  int64_t delta_clamped = 0;
 };
 
 // Throws ConfigError naming the model key for bad values (non-positive or non-finite cells
@@ -24,6 +31,18 @@ VelocityModel build_model(const RunConfig& c);
 // grid, so any grid gets the same geology scaled to its extent.
 float salt_demo_velocity(double x, double y, double z, const Vec3& lo, const Vec3& hi);
 
+// The salt demo's anisotropy: shale-like sediments (eps 0.12 .. 0.24, delta 0.04 .. 0.1,
+// increasing with depth), isotropic water and salt, and a symmetry axis normal to the layers,
+// which dip away from the dome (tilt up to 40 degrees on its flanks, azimuth pointing away
+// from its centre). Angles in degrees.
+struct AnisoSample {
+  double epsilon = 0, delta = 0, theta = 0, phi = 0;
+};
+AnisoSample salt_demo_anisotropy(double x, double y, double z, const Vec3& lo, const Vec3& hi);
+
 std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m);
+// Any field of the model's shape (epsilon, delta, theta, phi), extended the same way.
+std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m,
+                                    const std::vector<float>& field);
 
 }  // namespace seisfd

@@ -33,6 +33,9 @@ std::vector<double> apply_adjoint(WaveEngine& e, const SparsePoints& rec,
         "\"none\")");
   // Adjoint step j makes eta^(nt-1-j) from the data sample d^(nt-1-j), and its recording at
   // sample j+1 is the adjoint source sample nt-2-j: both are time reversals.
+  // Engines whose update is not its own transpose (VTI/TTI: eps and delta vary in space)
+  // switch to their transposed update; the acoustic engines ignore this.
+  e.set_adjoint(true);
   e.set_injection(rec, reverse_time(d, rec.count(), nt), nt);
   e.set_recording(src, nt);
   e.steps(0, nt - 1);

@@ -121,9 +121,19 @@ RunPlan make_plan(const RunConfig& c) {
   const double h[3] = {c.grid.dz, c.grid.dy, c.grid.dx};
 
   // Time step: from the stability bound, or the user's, which must not exceed it.
-  p.dt_limit = stability_limit(p.model.vmax, g.radius(), h);
-  const std::string bound_text = fmt(p.dt_limit) + " s for v_max " + fmt(p.model.vmax, 6) +
-                                 " m/s at order " + std::to_string(c.physics.order);
+  // Anisotropy: the fastest phase velocity is v sqrt(1 + 2 eps) (DESIGN.md §4).
+  const bool aniso = c.physics.equation != Equation::kAcoustic;
+  const double v_bound = p.model.vmax * std::sqrt(1.0 + 2.0 * std::max(0.0f, p.model.eps_max));
+  p.dt_limit = stability_limit(v_bound, g.radius(), h);
+  const std::string bound_text =
+      fmt(p.dt_limit) + " s for v_max " + fmt(p.model.vmax, 6) + " m/s" +
+      (aniso ? " x sqrt(1 + 2 eps_max), eps_max " + fmt(p.model.eps_max, 4) : std::string()) +
+      " at order " + std::to_string(c.physics.order);
+  p.dt_bound_text = bound_text;
+  if (p.model.delta_clamped > 0)
+    p.warnings.push_back("model.delta: " + std::to_string(p.model.delta_clamped) +
+                         " cells have delta > epsilon; delta lowered to epsilon there (the "
+                         "pseudo-acoustic system is unstable otherwise)");
   if (c.time.dt) {
     p.dt = *c.time.dt;
     if (p.dt > p.dt_limit)
@@ -219,11 +229,27 @@ RunPlan make_plan(const RunConfig& c) {
   // Memory: wavefields and model on the device; traces beside them.
   const size_t traces = (p.receivers.size() + 1) * static_cast<size_t>(p.nt) * sizeof(float);
   p.device_bytes = cuda_engine_bytes(p.spec) + 2 * traces;
+  if (aniso)
+    p.device_bytes =
+        cuda_aniso_engine_bytes(p.spec, c.physics.equation == Equation::kTti) + 2 * traces;
   const size_t elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
   p.aux_bytes = static_cast<size_t>(cpml_aux_cells(p.spec)) * 4;
   p.host_bytes = (3 * static_cast<size_t>(g.layout().size()) + cpml_aux_cells(p.spec)) * elem +
                  static_cast<size_t>(g.layout().size()) * 4 + traces;
   return p;
+}
+
+AnisoModel aniso_layout_model(const RunPlan& p) {
+  AnisoModel m;
+  m.kind = p.config.physics.equation == Equation::kTti ? AnisoKind::kTti : AnisoKind::kVti;
+  m.velocity = extend_to_layout(p.grid, p.model);
+  m.epsilon = extend_to_layout(p.grid, p.model, p.model.epsilon);
+  m.delta = extend_to_layout(p.grid, p.model, p.model.delta);
+  if (m.kind == AnisoKind::kTti) {
+    m.theta = extend_to_layout(p.grid, p.model, p.model.theta);
+    m.phi = extend_to_layout(p.grid, p.model, p.model.phi);
+  }
+  return m;
 }
 
 std::string describe_plan(const RunPlan& p) {
@@ -249,9 +275,23 @@ std::string describe_plan(const RunPlan& p) {
   os << "model       " << to_string(c.model.type) << ", v " << p.model.vmin << " .. "
      << p.model.vmax << " m/s\n";
   os << "physics     " << to_string(c.physics.equation) << ", order " << c.physics.order << "\n";
+  if (!p.model.epsilon.empty()) {
+    const auto range = [](const std::vector<float>& v, double scale) {
+      const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+      return fmt(*lo * scale, 4) + " .. " + fmt(*hi * scale, 4);
+    };
+    os << "anisotropy  epsilon " << range(p.model.epsilon, 1) << ", delta "
+       << range(p.model.delta, 1);
+    if (!p.model.theta.empty())
+      os << ", theta " << range(p.model.theta, 180 / M_PI) << " deg, phi "
+         << range(p.model.phi, 180 / M_PI) << " deg";
+    os << "; source injected into p and q, receivers record p\n";
+  }
   os << "time        dt " << fmt(p.dt, 6) << " s (stability limit " << fmt(p.dt_limit, 6)
      << " s, ratio " << fmt(p.dt / p.dt_limit, 3) << "), " << p.nt << " samples to "
      << fmt((p.nt - 1) * p.dt, 6) << " s\n";
+  if (c.physics.equation != Equation::kAcoustic)
+    os << "            stability limit " << p.dt_bound_text << "\n";
   os << "wavelet     " << to_string(c.source.wavelet) << ", f_max " << fmt(p.fmax, 4) << " Hz, "
      << fmt(p.points_per_wavelength, 3) << " points per minimum wavelength\n";
   os << "source      " << fmt_point(c.source.position) << ", " << to_string(c.source.injection)

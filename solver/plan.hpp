@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "io/snapshots.hpp"
+#include "kernels/anisotropy.hpp"
 #include "kernels/engine.hpp"
 #include "solver/config.hpp"
 #include "solver/grid.hpp"
@@ -50,6 +51,7 @@ struct RunPlan {
   int out_every = 1;  // gathers keep every out_every-th sample
   double fmax = 0, f_peak = 0, points_per_wavelength = 0;
   std::vector<std::string> warnings;
+  std::string dt_bound_text;    // the stability limit and what it was computed from
   std::vector<double> wavelet;  // nt samples at dt
   std::vector<Vec3> receivers;
   StepSpec spec;
@@ -61,6 +63,8 @@ struct RunPlan {
 };
 
 RunPlan make_plan(const RunConfig& c);
+// The VTI/TTI parameters of a plan over its layout, as the engines take them.
+AnisoModel aniso_layout_model(const RunPlan& p);
 std::string describe_plan(const RunPlan& p);  // multi-line text for `seisfd check`
 
 std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present,

@@ -1,0 +1,261 @@
+// The CUDA engine for the pseudo-acoustic VTI/TTI physics (kernels/anisotropy.hpp): p and q
+// (two time levels each, the new one overwriting the oldest), the per-cell coefficients, and a
+// registry variant (vti/oN/*, tti/oN/*) for the stencil update. Injection (into p and q),
+// free-surface mirroring and recording (of p) are small kernels of this file; diagnostics and
+// field copies go through the host. Forward only: the transposed update (the exact adjoint)
+// is the CPU engine's (kernels/reference/aniso_engine.hpp).
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "kernels/anisotropy.hpp"
+#include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda/check.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/registry.hpp"
+
+namespace seisfd {
+namespace {
+
+// One thread per CSR entry; entries of different points may share a cell, hence atomics.
+__global__ void aniso_inject_kernel(float* p, float* q, const int64_t* index, const int* point,
+                                    const float* coef, const float* traces, int nt, int n,
+                                    int count) {
+  const int e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= count) return;
+  const float v = coef[e] * traces[static_cast<int64_t>(point[e]) * nt + n];
+  atomicAdd(&p[index[e]], v);
+  if (q) atomicAdd(&q[index[e]], v);
+}
+
+__global__ void aniso_record_kernel(const float* p, const int64_t* offset, const int64_t* index,
+                                    const float* weight, float* out, int npoints, int nt, int n) {
+  const int pt = blockIdx.x * blockDim.x + threadIdx.x;
+  if (pt >= npoints) return;
+  float acc = 0;
+  for (int64_t k = offset[pt]; k < offset[pt + 1]; ++k) acc += weight[k] * p[index[k]];
+  out[static_cast<int64_t>(pt) * nt + n] = acc;
+}
+
+// Pressure release: the surface row is zero, the rows above hold the odd mirror.
+__global__ void aniso_mirror_kernel(float* f, Layout l, int surface, int radius) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= l.nx || y >= l.ny) return;
+  f[l.idx(surface, y, x)] = 0.0f;
+  for (int k = 1; k <= radius; ++k) f[l.idx(surface - k, y, x)] = -f[l.idx(surface + k, y, x)];
+}
+
+template <class T>
+cuda::DeviceBuffer<T> upload(const std::vector<T>& h) {
+  cuda::DeviceBuffer<T> d(h.size());
+  if (!h.empty()) d.upload(h);
+  return d;
+}
+
+class CudaAnisoEngine final : public WaveEngine {
+ public:
+  CudaAnisoEngine(const StepSpec& spec, const AnisoModel& m, double dt, const KernelVariant& v,
+                  int device)
+      : spec_(spec), kind_(m.kind), variant_(v) {
+    CUDA_CHECK(cudaSetDevice(device));
+    const int64_t n = spec.layout.size();
+    if (static_cast<int64_t>(m.velocity.size()) != n ||
+        static_cast<int64_t>(m.epsilon.size()) != n || static_cast<int64_t>(m.delta.size()) != n)
+      throw std::invalid_argument("cuda aniso engine: parameter arrays do not match the layout");
+    if (const int64_t bad = count_delta_above_epsilon(m))
+      throw std::invalid_argument("cuda aniso engine: " + std::to_string(bad) +
+                                  " cells have delta > epsilon");
+    std::vector<float> vdt2(n), E(n), D(n);
+    vdt2_host_.resize(n);
+    for (int64_t i = 0; i < n; ++i) {
+      vdt2_host_[i] = vdt_squared(m.velocity[i], dt);
+      vdt2[i] = static_cast<float>(vdt2_host_[i]);
+      E[i] = static_cast<float>(1.0 + 2.0 * m.epsilon[i]);
+      D[i] = static_cast<float>(std::sqrt(1.0 + 2.0 * m.delta[i]));
+    }
+    vdt2_ = upload(vdt2);
+    E_ = upload(E);
+    D_ = upload(D);
+    const std::vector<float> zeros(n, 0.0f);
+    for (auto* b : {&p_[0], &p_[1], &q_[0], &q_[1]}) *b = upload(zeros);
+    if (kind_ == AnisoKind::kTti) {
+      if (static_cast<int64_t>(m.theta.size()) != n || static_cast<int64_t>(m.phi.size()) != n)
+        throw std::invalid_argument("cuda aniso engine: theta/phi do not match the layout");
+      const Layout& l = spec.layout;
+      std::vector<float> axis[3];
+      for (auto& a : axis) a.resize(n);
+      for (int64_t i = 0; i < n; ++i) {
+        int z, y, x;
+        l.coords(i, z, y, x);
+        int64_t src = i;
+        bool flip = false;  // mirror rows above a free surface: the reflected axis
+        if (spec.free_surface && z < spec.surface && 2 * spec.surface - z < l.nz) {
+          src = l.idx(2 * spec.surface - z, y, x);
+          flip = true;
+        }
+        double nx, ny, nz;
+        symmetry_axis(m.theta[src], m.phi[src], nx, ny, nz);
+        axis[0][i] = static_cast<float>(flip ? -nz : nz);
+        axis[1][i] = static_cast<float>(ny);
+        axis[2][i] = static_cast<float>(nx);
+      }
+      for (int a = 0; a < 3; ++a) n_[a] = upload(axis[a]);
+      for (auto& g : g_) g = upload(zeros);
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+
+  std::string name() const override { return "cuda/" + variant_.name; }
+  const StepSpec& spec() const override { return spec_; }
+
+  void set_adjoint(bool on) override {
+    if (on)
+      throw std::invalid_argument(std::string("adjoint: the cuda backend has no transposed ") +
+                                  aniso_name(kind_) + " update yet; use kernel.backend = \"cpu\"");
+  }
+
+  void set_injection(const SparsePoints& pts, const std::vector<double>& traces, int nt) override {
+    if (static_cast<int64_t>(traces.size()) != static_cast<int64_t>(pts.count()) * nt)
+      throw std::invalid_argument("set_injection: traces size does not match points x nt");
+    std::vector<int> point(pts.index.size());
+    std::vector<float> coef(pts.index.size());
+    for (int p = 0; p < pts.count(); ++p)
+      for (int64_t k = pts.offset[p]; k < pts.offset[p + 1]; ++k) {
+        point[k] = p;
+        coef[k] = static_cast<float>(
+            pts.weight[k] * injection_factor(spec_, pts.index[k], vdt2_host_[pts.index[k]]));
+      }
+    inj_index_ = upload(pts.index);
+    inj_point_ = upload(point);
+    inj_coef_ = upload(coef);
+    inj_traces_ = upload(std::vector<float>(traces.begin(), traces.end()));
+    inj_count_ = static_cast<int>(pts.index.size());
+    nt_inj_ = nt;
+  }
+
+  void set_recording(const SparsePoints& pts, int nt) override {
+    rec_offset_ = upload(pts.offset);
+    rec_index_ = upload(pts.index);
+    rec_weight_ = upload(std::vector<float>(pts.weight.begin(), pts.weight.end()));
+    rec_n_ = pts.count();
+    nt_rec_ = nt;
+    rec_out_ = upload(std::vector<float>(static_cast<size_t>(rec_n_) * nt, 0.0f));
+  }
+
+  void step(int n) override {
+    AnisoFields f;
+    f.p_prev = p_[0].get();
+    f.p_cur = p_[1].get();
+    f.p_next = p_[0].get();
+    f.q_prev = q_[0].get();
+    f.q_cur = q_[1].get();
+    f.q_next = q_[0].get();
+    f.vdt2 = vdt2_.get();
+    f.E = E_.get();
+    f.D = D_.get();
+    for (int a = 0; a < 3; ++a) f.n[a] = n_[a].get();
+    for (int a = 0; a < 6; ++a) f.g[a] = g_[a].get();
+    variant_.launch_aniso(spec_, f, nullptr);
+    std::swap(p_[0], p_[1]);
+    std::swap(q_[0], q_[1]);
+    if (n < nt_inj_ && inj_count_ > 0) {
+      aniso_inject_kernel<<<(inj_count_ + 127) / 128, 128>>>(
+          p_[1].get(), q_[1].get(), inj_index_.get(), inj_point_.get(), inj_coef_.get(),
+          inj_traces_.get(), nt_inj_, n, inj_count_);
+      CUDA_CHECK_LAUNCH();
+    }
+    if (spec_.free_surface) {
+      const Layout& l = spec_.layout;
+      const dim3 b(32, 8), g((l.nx + 31) / 32, (l.ny + 7) / 8);
+      for (auto* fld : {p_[1].get(), q_[1].get()}) {
+        aniso_mirror_kernel<<<g, b>>>(fld, l, spec_.surface, spec_.radius);
+        CUDA_CHECK_LAUNCH();
+      }
+    }
+    if (n + 1 < nt_rec_ && rec_n_ > 0) {
+      aniso_record_kernel<<<(rec_n_ + 127) / 128, 128>>>(p_[1].get(), rec_offset_.get(),
+                                                         rec_index_.get(), rec_weight_.get(),
+                                                         rec_out_.get(), rec_n_, nt_rec_, n + 1);
+      CUDA_CHECK_LAUNCH();
+    }
+  }
+
+  void copy_field(const int lo[3], const int hi[3], const int dec[3],
+                  std::vector<float>& out) override {
+    std::vector<float> all;
+    p_[1].download(all);
+    const Layout& l = spec_.layout;
+    const int nz = (hi[0] - lo[0] + dec[0] - 1) / dec[0];
+    const int ny = (hi[1] - lo[1] + dec[1] - 1) / dec[1];
+    const int nx = (hi[2] - lo[2] + dec[2] - 1) / dec[2];
+    out.resize(static_cast<size_t>(nz) * ny * nx);
+    for (int z = 0; z < nz; ++z)
+      for (int y = 0; y < ny; ++y)
+        for (int x = 0; x < nx; ++x)
+          out[(static_cast<size_t>(z) * ny + y) * nx + x] =
+              all[l.idx(lo[0] + z * dec[0], lo[1] + y * dec[1], lo[2] + x * dec[2])];
+  }
+
+  std::vector<double> recorded() override {
+    std::vector<float> h;
+    if (rec_n_ > 0) rec_out_.download(h);
+    return std::vector<double>(h.begin(), h.end());
+  }
+
+  Diagnostics diagnostics() override {
+    std::vector<float> all;
+    p_[1].download(all);
+    const Layout& l = spec_.layout;
+    Diagnostics d;
+    for (int z = spec_.begin[0]; z < spec_.end[0]; ++z)
+      for (int y = spec_.begin[1]; y < spec_.end[1]; ++y)
+        for (int x = spec_.begin[2]; x < spec_.end[2]; ++x) {
+          const int64_t i = l.idx(z, y, x);
+          const double v = all[i];
+          if (!std::isfinite(v)) {
+            if (d.nonfinite++ == 0) d.first_nonfinite = i;
+            continue;
+          }
+          d.sum_sq += v * v;
+          d.max_abs = std::max(d.max_abs, std::fabs(v));
+        }
+    return d;
+  }
+
+  void synchronize() override { CUDA_CHECK(cudaDeviceSynchronize()); }
+
+ private:
+  StepSpec spec_;
+  AnisoKind kind_;
+  KernelVariant variant_;
+  std::vector<double> vdt2_host_;
+  cuda::DeviceBuffer<float> p_[2], q_[2], vdt2_, E_, D_, n_[3], g_[6];
+  cuda::DeviceBuffer<int64_t> inj_index_, rec_offset_, rec_index_;
+  cuda::DeviceBuffer<int> inj_point_;
+  cuda::DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_;
+  int inj_count_ = 0, nt_inj_ = 0, rec_n_ = 0, nt_rec_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<WaveEngine> make_cuda_aniso_engine(const StepSpec& spec, const AnisoModel& model,
+                                                   double dt, const std::string& variant,
+                                                   int device) {
+  const auto devs = cuda_devices();
+  if (device < 0 || device >= static_cast<int>(devs.size()))
+    throw std::runtime_error("backend cuda: no CUDA device " + std::to_string(device) + " (found " +
+                             std::to_string(devs.size()) + ")");
+  const DeviceInfo& d = devs[device];
+  const size_t need = cuda_aniso_engine_bytes(spec, model.kind == AnisoKind::kTti);
+  if (need > d.free_bytes)
+    throw std::runtime_error("backend cuda: the run needs " + std::to_string(need >> 20) +
+                             " MiB of device memory, " + d.name + " has " +
+                             std::to_string(d.free_bytes >> 20) + " MiB free");
+  const KernelVariant& v =
+      resolve_variant(variant, aniso_name(model.kind), 2 * spec.radius, spec, d.compute_capability);
+  return std::make_unique<CudaAnisoEngine>(spec, model, dt, v, device);
+}
+
+}  // namespace seisfd

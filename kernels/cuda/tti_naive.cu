@@ -1,0 +1,144 @@
+#include <cuda_runtime.h>
+
+#include "kernels/cuda/aniso_naive.cuh"
+#include "kernels/cuda/aniso_naive.hpp"
+#include "kernels/cuda/check.hpp"
+
+namespace seisfd {
+namespace {
+
+// First derivative along an axis with zero beyond the array.
+template <int R>
+__device__ __forceinline__ float d1(const float* f, int64_t i, int at, int n, int64_t st,
+                                    const float* w) {
+  float acc = 0;
+#pragma unroll
+  for (int k = 1; k <= R; ++k) {
+    const float fp = at + k < n ? f[i + k * st] : 0.0f;
+    const float fm = at - k >= 0 ? f[i - k * st] : 0.0f;
+    acc += w[k] * (fp - fm);
+  }
+  return acc;
+}
+
+// Cross-term intermediates g_i = n_i sum_{j != i} n_j D1_j f of p and q, on every cell.
+template <int R>
+__global__ void tti_cross_kernel(cuda::AnisoParams<R> p, AnisoFields f) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  const int z = blockIdx.z * blockDim.z + threadIdx.z;
+  if (x >= p.l.nx || y >= p.l.ny || z >= p.l.nz) return;
+  const int64_t i = p.l.idx(z, y, x);
+  const float nz = f.n[0][i], ny = f.n[1][i], nx = f.n[2][i];
+  const float* src[2] = {f.p_cur, f.q_cur};
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    const float tz = d1<R>(src[s], i, z, p.l.nz, p.l.sz, p.w1[0]);
+    const float ty = d1<R>(src[s], i, y, p.l.ny, p.l.sy, p.w1[1]);
+    const float tx = d1<R>(src[s], i, x, p.l.nx, 1, p.w1[2]);
+    f.g[3 * s + 0][i] = nz * (ny * ty + nx * tx);
+    f.g[3 * s + 1][i] = ny * (nz * tz + nx * tx);
+    f.g[3 * s + 2][i] = nx * (nz * tz + ny * ty);
+  }
+}
+
+// Above a free surface: g as a reflected medium gives it (g_z even, g_y, g_x odd and zero on
+// the surface row).
+template <int R>
+__global__ void tti_mirror_g_kernel(cuda::AnisoParams<R> p, AnisoFields f) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= p.l.nx || y >= p.l.ny) return;
+  const int64_t s0 = p.l.idx(p.surface, y, x);
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    f.g[3 * s + 1][s0] = 0.0f;
+    f.g[3 * s + 2][s0] = 0.0f;
+    for (int k = 1; k <= R; ++k) {
+      const int64_t up = s0 - k * p.l.sz, dn = s0 + k * p.l.sz;
+      f.g[3 * s + 0][up] = f.g[3 * s + 0][dn];
+      f.g[3 * s + 1][up] = -f.g[3 * s + 1][dn];
+      f.g[3 * s + 2][up] = -f.g[3 * s + 2][dn];
+    }
+  }
+}
+
+// H_z f at cell i: symmetric narrow diagonal terms d_a(n_a^2 d_a f) plus sum_a D1_a g_a.
+template <int R>
+__device__ __forceinline__ float tti_hz(const cuda::AnisoParams<R>& p, const AnisoFields& f,
+                                        const float* u, float* const* g, int64_t i) {
+  const int64_t st[3] = {p.l.sz, p.l.sy, 1};
+  const float uc = u[i];
+  float acc = 0;
+#pragma unroll
+  for (int ax = 0; ax < 3; ++ax) {
+    const float* n = f.n[ax];
+    const float ac = n[i] * n[i];
+    float diag = 0, cross = 0;
+#pragma unroll
+    for (int k = 1; k <= R; ++k) {
+      const int64_t o = k * st[ax];
+      const float ap = n[i + o] * n[i + o], am = n[i - o] * n[i - o];
+      diag += p.w2[ax][k] * ((ac + ap) * (u[i + o] - uc) - (am + ac) * (uc - u[i - o]));
+      cross += p.w1[ax][k] * (g[ax][i + o] - g[ax][i - o]);
+    }
+    acc += 0.5f * diag + cross;
+  }
+  return acc;
+}
+
+template <int R>
+__global__ void tti_update_kernel(cuda::AnisoParams<R> p, AnisoFields f) {
+  const int x = p.begin[2] + blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = p.begin[1] + blockIdx.y * blockDim.y + threadIdx.y;
+  const int z = p.begin[0] + blockIdx.z * blockDim.z + threadIdx.z;
+  if (x >= p.end[2] || y >= p.end[1] || z >= p.end[0]) return;
+  const int64_t i = p.l.idx(z, y, x);
+  const float pc = f.p_cur[i], qc = f.q_cur[i];
+  float lap = p.c0 * pc;
+#pragma unroll
+  for (int k = 1; k <= R; ++k) {
+    lap += p.w2[0][k] * (f.p_cur[i + k * p.l.sz] + f.p_cur[i - k * p.l.sz]);
+    lap += p.w2[1][k] * (f.p_cur[i + k * p.l.sy] + f.p_cur[i - k * p.l.sy]);
+    lap += p.w2[2][k] * (f.p_cur[i + k] + f.p_cur[i - k]);
+  }
+  const float hzp = tti_hz<R>(p, f, f.p_cur, f.g, i);
+  const float hzq = tti_hz<R>(p, f, f.q_cur, f.g + 3, i);
+  const float h0 = lap - hzp;
+  const float E = f.E[i], D = f.D[i], v = f.vdt2[i];
+  const float pn = cuda::leapfrog(p.sponge, z, y, x, pc, f.p_prev[i], v, E * h0 + D * hzq);
+  const float qn = cuda::leapfrog(p.sponge, z, y, x, qc, f.q_prev[i], v, D * h0 + hzq);
+  f.p_next[i] = pn;
+  f.q_next[i] = qn;
+}
+
+}  // namespace
+
+template <int R>
+void launch_tti_naive(const StepSpec& s, const AnisoFields& f, void* stream) {
+  const auto p = cuda::AnisoParams<R>::from(s);
+  const auto st = static_cast<cudaStream_t>(stream);
+  const dim3 block(32, 4, 2);
+  const dim3 all((s.layout.nx + 31) / 32, (s.layout.ny + 3) / 4, (s.layout.nz + 1) / 2);
+  tti_cross_kernel<R><<<all, block, 0, st>>>(p, f);
+  CUDA_CHECK_LAUNCH();
+  if (s.free_surface) {
+    const dim3 b2(32, 8);
+    tti_mirror_g_kernel<R>
+        <<<dim3((s.layout.nx + 31) / 32, (s.layout.ny + 7) / 8), b2, 0, st>>>(p, f);
+    CUDA_CHECK_LAUNCH();
+  }
+  tti_update_kernel<R><<<cuda::region_grid(s, block), block, 0, st>>>(p, f);
+  CUDA_CHECK_LAUNCH();
+}
+
+template void launch_tti_naive<1>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive<2>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive<3>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive<4>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive<5>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive<6>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive<7>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive<8>(const StepSpec&, const AnisoFields&, void*);
+
+}  // namespace seisfd

@@ -1,0 +1,175 @@
+// Every registered VTI/TTI variant against the CPU reference (fp64) after 500 steps, on a
+// heterogeneous tilted medium with sponge and free surface; and the naive throughput at 512^3
+// order 8 when SEISFD_ANISO_BENCH=1. Skips visibly without a device, fails under
+// SEISFD_REQUIRE_GPU=1.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "kernels/cuda_backend.hpp"
+#include "kernels/reference/aniso_engine.hpp"
+#include "kernels/registry.hpp"
+#include "solver/operators.hpp"
+#include "solver/wavelet.hpp"
+#include "tests/aniso_support.hpp"
+#include "tests/gpu_skip.hpp"
+#include "tests/support.hpp"
+#include "tests/tolerances.hpp"
+
+namespace seisfd {
+namespace {
+
+std::vector<std::string> aniso_variant_names() {
+  std::vector<std::string> n;
+  for (const auto& v : kernel_registry())
+    if (v.physics == "vti" || v.physics == "tti") n.push_back(v.name);
+  return n;
+}
+
+test::AnisoCase smooth_case(AnisoKind kind) {
+  test::AnisoCase c;
+  c.kind = kind;
+  c.epsilon = [](int z, int y, int x) {
+    return 0.15 + 0.1 * std::sin(0.21 * x + 0.13 * y - 0.1 * z);
+  };
+  c.delta = [c](int z, int y, int x) {
+    return c.epsilon(z, y, x) - 0.06 - 0.05 * std::cos(0.17 * x - 0.11 * z + 0.3 * y);
+  };
+  c.theta = [](int z, int y, int x) {
+    return 30.0 + 25.0 * std::sin(0.12 * x + 0.2 * z + 0.05 * y);
+  };
+  c.phi = [](int z, int y, int x) {
+    return 180.0 + 170.0 * std::cos(0.09 * x - 0.15 * y + 0.07 * z);
+  };
+  return c;
+}
+
+class GpuAniso : public ::testing::TestWithParam<std::string> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuAniso);
+
+TEST_P(GpuAniso, MatchesCpuReferenceAfter500Steps) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  const AnisoKind kind = v->physics == "tti" ? AnisoKind::kTti : AnisoKind::kVti;
+  auto p = test::homogeneous(test::cube_grid(36, 30, 28, 10.0), test::sponge(8, true), v->order,
+                             2000.0, 0.9);
+  const Layout& l = p.grid.layout();
+  for (int z = 0; z < l.nz; ++z)
+    for (int y = 0; y < l.ny; ++y)
+      for (int x = 0; x < l.nx; ++x)
+        p.velocity[l.idx(z, y, x)] =
+            static_cast<float>(1800.0 + 400.0 * std::sin(0.1 * x + 0.07 * z));
+  p.dt = 0.8 * stability_limit(2200.0 * std::sqrt(1.5), v->order / 2, p.spec.h);
+  const AnisoModel m = test::make_aniso_model(p, smooth_case(kind));
+  const int nt = 501;
+  SourceConfig sc;
+  sc.frequency = 12;
+  const auto S =
+      make_points(p.grid, p.spec, {{170.3, 150.2, 90.7}}, PointInterp::kSinc, PointRole::kSource);
+  const auto R = make_points(
+      p.grid, p.spec,
+      {{40.0, 60.0, 20.0}, {300.5, 250.0, 200.0}, {200.0, 100.5, 260.0}, {180.0, 150.0, 5.0}},
+      PointInterp::kSinc, PointRole::kReceiver);
+  const auto w = make_wavelet(sc, p.dt, nt);
+  reference::AnisoCpuEngine<double> cpu(p.spec, m, p.dt);
+  const auto ref = apply_forward(cpu, S, w, R, nt);
+  auto gpu = make_cuda_aniso_engine(p.spec, m, p.dt, v->name, 0);
+  const auto got = apply_forward(*gpu, S, w, R, nt);
+  const double err = test::rel_l2(got, ref);
+  std::printf("[gpu-aniso] %-18s 500 steps, traces relative L2 vs cpu fp64 %.2e\n", v->name.c_str(),
+              err);
+  EXPECT_LE(err, tol::kCpuGpuL2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuAniso, ::testing::ValuesIn(aniso_variant_names()),
+                         [](const auto& i) {
+                           std::string n = i.param;
+                           for (char& c : n)
+                             if (c == '/') c = '_';
+                           return n;
+                         });
+
+// Host-only: the registry lists the anisotropic baselines for orders 4, 8, 12 and 16 with a
+// launch function of their kind (CUDA builds).
+TEST(AnisoRegistry, NaiveVariantsForEveryRequiredOrder) {
+  if (!cuda_built()) GTEST_SKIP() << "built without CUDA";
+  for (const char* phys : {"vti", "tti"})
+    for (int order : {4, 8, 12, 16}) {
+      const KernelVariant* v =
+          find_variant(std::string(phys) + "/o" + std::to_string(order) + "/naive");
+      ASSERT_NE(v, nullptr) << phys << " order " << order;
+      EXPECT_NE(v->launch_aniso, nullptr);
+      EXPECT_EQ(v->launch, nullptr);
+    }
+}
+
+// Throughput at 512^3 + 20-cell sponge, order 8 (DESIGN.md §6: cells of the whole
+// computational grid x steps / seconds, median of repeats). Opt-in: SEISFD_ANISO_BENCH=1;
+// appends "physics,variant,cells,gcells_per_s,..." to $SEISFD_ANISO_BENCH_CSV if set.
+TEST(GpuAnisoBench, Naive512Order8) {
+  const char* on = std::getenv("SEISFD_ANISO_BENCH");
+  if (!on || std::string(on) != "1") GTEST_SKIP() << "set SEISFD_ANISO_BENCH=1 to run";
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const char* csv = std::getenv("SEISFD_ANISO_BENCH_CSV");
+  const std::string device = cuda_devices()[0].name;
+  for (AnisoKind kind : {AnisoKind::kVti, AnisoKind::kTti}) {
+    auto p =
+        test::homogeneous(test::cube_grid(512, 512, 512, 10.0), test::sponge(20), 8, 2000.0, 0.9);
+    p.dt = 0.8 * stability_limit(2000.0 * std::sqrt(1.5), 4, p.spec.h);
+    test::AnisoCase c;  // constants: the naive kernels' speed does not depend on the values
+    c.kind = kind;
+    c.epsilon = [](int, int, int) { return 0.2; };
+    c.delta = [](int, int, int) { return 0.1; };
+    c.theta = [](int, int, int) { return 30.0; };
+    c.phi = [](int, int, int) { return 40.0; };
+    const AnisoModel m = test::make_aniso_model(p, c);
+    auto e = make_cuda_aniso_engine(p.spec, m, p.dt, std::string(aniso_name(kind)) + "/o8/naive");
+    const auto S = make_points(p.grid, p.spec, {{2560.0, 2560.0, 2560.0}}, PointInterp::kSinc,
+                               PointRole::kSource);
+    SourceConfig sc;
+    sc.frequency = 10;
+    const int nt = 200;
+    e->set_injection(S, make_wavelet(sc, p.dt, nt), nt);
+    for (int n = 0; n < 5; ++n) e->step(n);  // warm-up
+    e->synchronize();
+    std::vector<double> rates;
+    const int steps = 20;
+    const double cells = static_cast<double>(p.grid.layout().cells());
+    for (int rep = 0; rep < 5; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int n = 0; n < steps; ++n) e->step(5 + rep * steps + n);
+      e->synchronize();
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      rates.push_back(cells * steps / s / 1e9);
+    }
+    std::sort(rates.begin(), rates.end());
+    const double med = rates[rates.size() / 2];
+    // Streaming ceiling for the physics' minimal access pattern (DESIGN.md §6), computed from the
+    // measured acoustic streaming ceiling on H200: 277 Gcells/s x 16 B = 4432 GB/s.
+    const double bytes = kind == AnisoKind::kVti ? 36.0 : 44.0;
+    const double ceiling = 277.0 * 16.0 / bytes;
+    const Diagnostics d = e->diagnostics();
+    std::printf(
+        "[aniso-bench] %s/o8/naive on %s: %.1f Gcells/s (min %.1f, max %.1f), %.0f B/cell "
+        "ceiling %.1f Gcells/s, fraction %.3f, grid %.1f Mcells, max|p| %.3e\n",
+        aniso_name(kind), device.c_str(), med, rates.front(), rates.back(), bytes, ceiling,
+        med / ceiling, cells / 1e6, d.max_abs);
+    EXPECT_EQ(d.nonfinite, 0);
+    EXPECT_GT(d.max_abs, 0.0);
+    if (csv) {
+      std::ofstream out(csv, std::ios::app);
+      out << aniso_name(kind) << "/o8/naive," << device << "," << cells << "," << med << ","
+          << rates.front() << "," << rates.back() << "," << bytes << "," << ceiling << ","
+          << med / ceiling << "\n";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace seisfd
