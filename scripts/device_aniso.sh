@@ -22,25 +22,27 @@ B=build/device
 
 log "GPU tests (SEISFD_REQUIRE_GPU=1)"
 T="$OUT/tests.log"
-SEISFD_REQUIRE_GPU=1 OMP_NUM_THREADS=16 timeout 150 $B/tests/test_gpu_anisotropic > "$T" 2>&1
+SEISFD_REQUIRE_GPU=1 OMP_NUM_THREADS=16 timeout 100 $B/tests/test_gpu_anisotropic > "$T" 2>&1
 echo "test_gpu_anisotropic rc=$?" | tee -a "$S"
 grep -E '^\[gpu-aniso\]|^\[  (PASSED|FAILED|SKIPPED) ' "$T" | tee -a "$S"
 
-log "compute-sanitizer memcheck (o4 and o16, vti and tti)"
-M="$OUT/sanitizer.log"
-SEISFD_REQUIRE_GPU=1 OMP_NUM_THREADS=16 timeout 120 compute-sanitizer --tool memcheck \
-  --error-exitcode 9 $B/tests/test_gpu_anisotropic --gtest_filter='*o4_naive*:*o16_naive*' > "$M" 2>&1
-echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$M" | tail -1)" | tee -a "$S"
-
 log "throughput 512^3 order 8"
 SEISFD_REQUIRE_GPU=1 SEISFD_ANISO_BENCH=1 SEISFD_ANISO_BENCH_CSV="$OUT/aniso_bench.csv" \
-  timeout 120 $B/tests/test_gpu_anisotropic --gtest_filter='GpuAnisoBench*' > "$OUT/bench.log" 2>&1
+  OMP_NUM_THREADS=16 timeout 90 $B/tests/test_gpu_anisotropic --gtest_filter='GpuAnisoBench*' \
+  > "$OUT/bench.log" 2>&1
 echo "bench rc=$?" | tee -a "$S"
 grep -E '^\[aniso-bench\]' "$OUT/bench.log" | tee -a "$S"
 
+log "compute-sanitizer memcheck (o4 and o16, vti and tti)"
+M="$OUT/sanitizer.log"
+SEISFD_REQUIRE_GPU=1 OMP_NUM_THREADS=16 timeout 75 compute-sanitizer --tool memcheck \
+  --error-exitcode 9 $B/tests/test_gpu_anisotropic --gtest_filter='*o4_naive*:*o16_naive*' > "$M" 2>&1
+echo "memcheck rc=$? $(grep -E 'ERROR SUMMARY' "$M" | tail -1)" | tee -a "$S"
+grep -E '^\[gpu-aniso\]|^\[  (PASSED|FAILED) ' "$M" | tee -a "$S"
+
 log "example configs on the GPU"
 for c in vti_layered tti_salt; do
-  timeout 60 $B/app/seisfd run configs/$c.toml --set output.directory=\"/tmp/$c\" --overwrite \
+  timeout 30 $B/app/seisfd run configs/$c.toml --set output.directory=\"/tmp/$c\" --overwrite \
     > "$OUT/run_$c.log" 2>&1
   echo "$c rc=$? $(tail -3 "$OUT/run_$c.log" | tr '\n' ' ')" | tee -a "$S"
 done

@@ -31,6 +31,11 @@ std::vector<std::string> aniso_variant_names() {
   return n;
 }
 
+// eps - delta between 0.1 and 0.2 (shale-like). With eps close to delta the p/q system has a
+// near-null family of slow (shear-artefact) modes in which fp32 rounding accumulates without
+// propagating away: measured on the CPU itself (fp32 vs fp64, this problem, orders 4/8/14),
+// 0.8-1.9e-5 with eps - delta ~ 0.015, 0.6-1.2e-5 at ~0.06, 0.4-0.6e-5 at ~0.15 (acoustic:
+// 0.2-0.6e-5). The GPU is held to the 1e-5 of tol::kCpuGpuL2 against the fp64 reference.
 test::AnisoCase smooth_case(AnisoKind kind) {
   test::AnisoCase c;
   c.kind = kind;
@@ -38,7 +43,7 @@ test::AnisoCase smooth_case(AnisoKind kind) {
     return 0.15 + 0.1 * std::sin(0.21 * x + 0.13 * y - 0.1 * z);
   };
   c.delta = [c](int z, int y, int x) {
-    return c.epsilon(z, y, x) - 0.06 - 0.05 * std::cos(0.17 * x - 0.11 * z + 0.3 * y);
+    return c.epsilon(z, y, x) - 0.15 - 0.05 * std::cos(0.17 * x - 0.11 * z + 0.3 * y);
   };
   c.theta = [](int z, int y, int x) {
     return 30.0 + 25.0 * std::sin(0.12 * x + 0.2 * z + 0.05 * y);
@@ -52,35 +57,47 @@ test::AnisoCase smooth_case(AnisoKind kind) {
 class GpuAniso : public ::testing::TestWithParam<std::string> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuAniso);
 
-TEST_P(GpuAniso, MatchesCpuReferenceAfter500Steps) {
-  SEISFD_REQUIRE_DEVICE_OR_SKIP();
-  const KernelVariant* v = find_variant(GetParam());
-  ASSERT_NE(v, nullptr);
-  const AnisoKind kind = v->physics == "tti" ? AnisoKind::kTti : AnisoKind::kVti;
-  auto p = test::homogeneous(test::cube_grid(36, 30, 28, 10.0), test::sponge(8, true), v->order,
-                             2000.0, 0.9);
+// The shared problem: 500 steps on a heterogeneous tilted medium with sponge and free surface.
+struct AnisoShot {
+  test::Problem p;
+  AnisoModel m;
+  SparsePoints S, R;
+  std::vector<double> w;
+  int nt = 501;
+};
+
+AnisoShot aniso_shot(AnisoKind kind, int order) {
+  AnisoShot s{test::homogeneous(test::cube_grid(36, 30, 28, 10.0), test::sponge(16, true), order,
+                                2000.0, 0.9)};
+  test::Problem& p = s.p;
   const Layout& l = p.grid.layout();
   for (int z = 0; z < l.nz; ++z)
     for (int y = 0; y < l.ny; ++y)
       for (int x = 0; x < l.nx; ++x)
         p.velocity[l.idx(z, y, x)] =
             static_cast<float>(1800.0 + 400.0 * std::sin(0.1 * x + 0.07 * z));
-  p.dt = 0.8 * stability_limit(2200.0 * std::sqrt(1.5), v->order / 2, p.spec.h);
-  const AnisoModel m = test::make_aniso_model(p, smooth_case(kind));
-  const int nt = 501;
+  p.dt = 0.9 * stability_limit(2200.0 * std::sqrt(1.5), order / 2, p.spec.h);
+  s.m = test::make_aniso_model(p, smooth_case(kind));
   SourceConfig sc;
-  sc.frequency = 12;
-  const auto S =
-      make_points(p.grid, p.spec, {{170.3, 150.2, 90.7}}, PointInterp::kSinc, PointRole::kSource);
-  const auto R = make_points(
+  sc.frequency = 16;
+  s.S = make_points(p.grid, p.spec, {{170.3, 150.2, 90.7}}, PointInterp::kSinc, PointRole::kSource);
+  s.R = make_points(
       p.grid, p.spec,
-      {{40.0, 60.0, 20.0}, {300.5, 250.0, 200.0}, {200.0, 100.5, 260.0}, {180.0, 150.0, 5.0}},
+      {{100.0, 100.0, 60.0}, {250.5, 200.0, 150.0}, {200.0, 100.5, 200.0}, {120.0, 220.0, 120.0}},
       PointInterp::kSinc, PointRole::kReceiver);
-  const auto w = make_wavelet(sc, p.dt, nt);
-  reference::AnisoCpuEngine<double> cpu(p.spec, m, p.dt);
-  const auto ref = apply_forward(cpu, S, w, R, nt);
-  auto gpu = make_cuda_aniso_engine(p.spec, m, p.dt, v->name, 0);
-  const auto got = apply_forward(*gpu, S, w, R, nt);
+  s.w = make_wavelet(sc, p.dt, s.nt);
+  return s;
+}
+
+TEST_P(GpuAniso, MatchesCpuReferenceAfter500Steps) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  AnisoShot s = aniso_shot(v->physics == "tti" ? AnisoKind::kTti : AnisoKind::kVti, v->order);
+  reference::AnisoCpuEngine<double> cpu(s.p.spec, s.m, s.p.dt);
+  const auto ref = apply_forward(cpu, s.S, s.w, s.R, s.nt);
+  auto gpu = make_cuda_aniso_engine(s.p.spec, s.m, s.p.dt, v->name, 0);
+  const auto got = apply_forward(*gpu, s.S, s.w, s.R, s.nt);
   const double err = test::rel_l2(got, ref);
   std::printf("[gpu-aniso] %-18s 500 steps, traces relative L2 vs cpu fp64 %.2e\n", v->name.c_str(),
               err);
