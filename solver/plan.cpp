@@ -236,6 +236,10 @@ RunPlan make_plan(const RunConfig& c) {
   p.aux_bytes = static_cast<size_t>(cpml_aux_cells(p.spec)) * 4;
   p.host_bytes = (3 * static_cast<size_t>(g.layout().size()) + cpml_aux_cells(p.spec)) * elem +
                  static_cast<size_t>(g.layout().size()) * 4 + traces;
+  if (aniso)  // p, q (two levels), (v dt)^2, E, D; TTI: axis, n_i^2, 6 intermediates
+    p.host_bytes = (c.physics.equation == Equation::kTti ? 19 : 7) *
+                       static_cast<size_t>(g.layout().size()) * elem +
+                   static_cast<size_t>(g.layout().size()) * 4 + traces;
   return p;
 }
 

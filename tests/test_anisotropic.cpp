@@ -585,5 +585,23 @@ TEST(AnisoConfig, SaltDemoTti) {
   EXPECT_EQ(m.delta_clamped, 0);
 }
 
+// The shipped anisotropic configs run (a few steps on the CPU backend; the GPU runs of the
+// whole configs are in bench/NOTES.md).
+TEST(AnisoConfig, ShippedConfigsRun) {
+  for (const char* name : {"vti_layered", "tti_salt"}) {
+    const std::string path = std::string(SEISFD_SOURCE_DIR) + "/configs/" + name + ".toml";
+    const RunPlan p = make_plan(load_config(path, {"time.duration=0.004"}));
+    auto choice = make_engine(p, Backend::kCpu);
+    const auto S = make_points(p.grid, p.spec, {p.config.source.position}, PointInterp::kSinc,
+                               PointRole::kSource);
+    choice.engine->set_injection(S, p.wavelet, p.nt);
+    choice.engine->steps(0, p.nt - 1);
+    const Diagnostics d = choice.engine->diagnostics();
+    std::printf("[configs] %s: %d steps, max|p| %.3e\n", name, p.nt - 1, d.max_abs);
+    EXPECT_EQ(d.nonfinite, 0) << name;
+    EXPECT_GT(d.max_abs, 0.0) << name;
+  }
+}
+
 }  // namespace
 }  // namespace seisfd
