@@ -82,7 +82,9 @@ std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const ch
       try {
         out = io::read_volume(a.path, a.dataset, {g.nz, g.ny, g.nx});
       } catch (const io::IoError& e) {
-        throw ConfigError(std::string("model.") + key, e.what(), c.source_path);
+        std::string what = e.what();  // read_volume names model.path; the key here is another
+        if (what.rfind("model.path: ", 0) == 0) what.erase(0, 12);
+        throw ConfigError(std::string("model.") + key, what, c.source_path);
       }
       break;
   }

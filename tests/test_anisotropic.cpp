@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <random>
 
 #include "kernels/reference/aniso_engine.hpp"
 #include "kernels/reference/cpu_engine.hpp"
+#include "io/model_file.hpp"
 #include "solver/backend.hpp"
 #include "solver/operators.hpp"
 #include "solver/plan.hpp"
@@ -601,6 +603,41 @@ TEST(AnisoConfig, ShippedConfigsRun) {
     EXPECT_EQ(d.nonfinite, 0) << name;
     EXPECT_GT(d.max_abs, 0.0) << name;
   }
+}
+
+// Parameters from HDF5 datasets of the grid's shape; a wrong shape names the key.
+TEST(AnisoConfig, ParametersFromHdf5) {
+  const std::string dir = (std::filesystem::temp_directory_path() / "seisfd_aniso_h5").string();
+  std::filesystem::create_directories(dir);
+  const std::string h5 = dir + "/aniso.h5";
+  const int nz = 30, ny = 20, nx = 24;
+  std::vector<float> eps(nz * ny * nx), theta(nz * ny * nx);
+  for (size_t i = 0; i < eps.size(); ++i) {
+    eps[i] = 0.1f + 0.001f * static_cast<float>(i % 97);
+    theta[i] = static_cast<float>(i % 61);
+  }
+  io::write_volume(h5, "epsilon", {nz, ny, nx}, eps.data());
+  io::write_volume(dir + "/theta.h5", "theta", {nz, ny, nx}, theta.data());
+  io::write_volume(dir + "/small.h5", "epsilon", {nz, ny, nx - 1}, eps.data());
+  std::string text = with(kVtiLayered, "equation = \"vti\"", "equation = \"tti\"");
+  text = with(text, "epsilon = [0.0, 0.1, 0.2]",
+              "epsilon = { path = \"" + h5 + "\", dataset = \"epsilon\" }");
+  text = with(text, "delta = [0.0, 0.15, 0.1]",
+              "delta = 0.05\ntheta = { path = \"" + dir + "/theta.h5\", dataset = \"theta\" }");
+  const RunPlan p = make_plan(parse_config(text, "h5.toml"));
+  for (size_t i = 0; i < eps.size(); ++i) {
+    ASSERT_EQ(p.model.epsilon[i], eps[i]);
+    ASSERT_NEAR(p.model.theta[i], theta[i] * kDeg, 1e-6);
+    ASSERT_EQ(p.model.delta[i], 0.05f);
+  }
+  try {  // the file is read when the model is built
+    make_plan(parse_config(with(text, h5, dir + "/small.h5"), "h5.toml"));
+    ADD_FAILURE() << "no error for a dataset of the wrong shape";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key(), "model.epsilon") << e.what();
+    EXPECT_NE(std::string(e.what()).find("small.h5"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
