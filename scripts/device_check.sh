@@ -59,9 +59,9 @@ for cfg in quickstart bench_256_o8; do
     [ "$be" = cpu ] && [ "$cfg" = bench_256_o8 ] && [ "${CPU_BIG:-1}" = 0 ] && continue
     d=/tmp/run_${cfg}_$be
     OMP_NUM_THREADS=16 $B/app/seisfd run configs/$cfg.toml --backend $be --quiet --overwrite \
-      --set output.directory=\"$d\" > "$OUT/run_${cfg}_$be.log" 2>&1
+      --set output.directory=\"$d\" > "/tmp/run_${cfg}_$be.log" 2>&1
     report "$cfg $be" "$d/report.json" $?
-    cp "$d/report.json" "$OUT/report_${cfg}_$be.json" 2>/dev/null
+    cp "$d/report.json" "/tmp/report_${cfg}_$be.json" 2>/dev/null
   done
 done
 
@@ -74,7 +74,7 @@ if [ "${BOUNDARY_COST:-1}" = 1 ]; then
       d=/tmp/run_512_${bt}
       $B/app/seisfd run configs/bench_512_o8.toml --backend cuda --quiet --overwrite \
         --set output.directory=\"$d\" --set boundary.type=\"$bt\" --set boundary.width=$w \
-        --set kernel.variant=\"$var\" > "$OUT/run_512_${bt}.log" 2>&1
+        --set kernel.variant=\"$var\" > "/tmp/run_512_${bt}.log" 2>&1
       report "512 $bt $var" "$d/report.json" $?
     done
   done
@@ -89,7 +89,7 @@ if [ "${GRAPHS:-1}" = 1 ]; then
       d=/tmp/run_g_${n}_$mode
       $B/app/seisfd run configs/bench_${n}_o8.toml --backend cuda --quiet --overwrite $flag \
         --set output.directory=\"$d\" --set kernel.diagnostics_interval=$diag \
-        > "$OUT/run_g_${n}.log" 2>&1
+        > "/tmp/run_g_${n}.log" 2>&1
       report "$n $mode" "$d/report.json" $?
     done
   done
