@@ -28,7 +28,7 @@ grep -E '^\[gpu-aniso\]|^\[  (PASSED|FAILED|SKIPPED) ' "$T" | tee -a "$S"
 
 log "throughput 512^3 order 8"
 SEISFD_REQUIRE_GPU=1 SEISFD_ANISO_BENCH=1 SEISFD_ANISO_BENCH_CSV="$OUT/aniso_bench.csv" \
-  OMP_NUM_THREADS=16 timeout 90 $B/tests/test_gpu_anisotropic --gtest_filter='GpuAnisoBench*' \
+  OMP_NUM_THREADS=16 timeout 90 $B/tests/test_gpu_anisotropic --gtest_filter='GpuAnisoBench*' --gtest_also_run_disabled_tests \
   > "$OUT/bench.log" 2>&1
 echo "bench rc=$?" | tee -a "$S"
 grep -E '^\[aniso-bench\]' "$OUT/bench.log" | tee -a "$S"
