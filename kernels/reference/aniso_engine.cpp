@@ -1,5 +1,7 @@
 #include "kernels/reference/aniso_engine.hpp"
 
+#include "kernels/reference/field_ops.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -215,36 +217,12 @@ void AnisoCpuEngine<T>::step(int n) {
 template <class T>
 void AnisoCpuEngine<T>::copy_field(const int lo[3], const int hi[3], const int dec[3],
                                    std::vector<float>& out) {
-  const Layout& l = spec_.layout;
-  const int nz = (hi[0] - lo[0] + dec[0] - 1) / dec[0];
-  const int ny = (hi[1] - lo[1] + dec[1] - 1) / dec[1];
-  const int nx = (hi[2] - lo[2] + dec[2] - 1) / dec[2];
-  out.resize(static_cast<size_t>(nz) * ny * nx);
-  for (int z = 0; z < nz; ++z)
-    for (int y = 0; y < ny; ++y)
-      for (int x = 0; x < nx; ++x)
-        out[(static_cast<size_t>(z) * ny + y) * nx + x] = static_cast<float>(
-            p_cur_[l.idx(lo[0] + z * dec[0], lo[1] + y * dec[1], lo[2] + x * dec[2])]);
+  gather_box(spec_.layout, p_cur_.data(), lo, hi, dec, out);
 }
 
 template <class T>
 Diagnostics AnisoCpuEngine<T>::diagnostics() {
-  const StepSpec& s = spec_;
-  const Layout& l = s.layout;
-  Diagnostics d;
-  for (int z = s.begin[0]; z < s.end[0]; ++z)
-    for (int y = s.begin[1]; y < s.end[1]; ++y)
-      for (int x = s.begin[2]; x < s.end[2]; ++x) {
-        const int64_t i = l.idx(z, y, x);
-        const double v = static_cast<double>(p_cur_[i]);
-        if (!std::isfinite(v)) {
-          if (d.nonfinite++ == 0) d.first_nonfinite = i;
-          continue;
-        }
-        d.sum_sq += v * v;
-        d.max_abs = std::max(d.max_abs, std::fabs(v));
-      }
-  return d;
+  return field_diagnostics(spec_, p_cur_.data());
 }
 
 template class AnisoCpuEngine<float>;
