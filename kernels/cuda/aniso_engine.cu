@@ -12,6 +12,7 @@
 #include "kernels/anisotropy.hpp"
 #include "kernels/cuda/buffer.hpp"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"
 
@@ -182,20 +183,16 @@ class CudaAnisoEngine final : public WaveEngine {
     }
   }
 
+  // On the device (field_ops kernels): only the box or the reduced values come back.
   void copy_field(const int lo[3], const int hi[3], const int dec[3],
                   std::vector<float>& out) override {
-    std::vector<float> all;
-    p_[1].download(all);
-    const Layout& l = spec_.layout;
-    const int nz = (hi[0] - lo[0] + dec[0] - 1) / dec[0];
-    const int ny = (hi[1] - lo[1] + dec[1] - 1) / dec[1];
-    const int nx = (hi[2] - lo[2] + dec[2] - 1) / dec[2];
-    out.resize(static_cast<size_t>(nz) * ny * nx);
-    for (int z = 0; z < nz; ++z)
-      for (int y = 0; y < ny; ++y)
-        for (int x = 0; x < nx; ++x)
-          out[(static_cast<size_t>(z) * ny + y) * nx + x] =
-              all[l.idx(lo[0] + z * dec[0], lo[1] + y * dec[1], lo[2] + x * dec[2])];
+    int n[3];
+    for (int a = 0; a < 3; ++a) n[a] = (hi[a] - lo[a] + dec[a] - 1) / dec[a];
+    const size_t count = static_cast<size_t>(n[0]) * n[1] * n[2];
+    if (box_.size() < count) box_ = cuda::DeviceBuffer<float>(count);
+    cuda::launch_gather_box(p_[1].get(), spec_.layout, lo, n, dec, box_.get(), nullptr);
+    out.resize(count);
+    CUDA_CHECK(cudaMemcpy(out.data(), box_.get(), count * sizeof(float), cudaMemcpyDeviceToHost));
   }
 
   std::vector<double> recorded() override {
@@ -205,23 +202,12 @@ class CudaAnisoEngine final : public WaveEngine {
   }
 
   Diagnostics diagnostics() override {
-    std::vector<float> all;
-    p_[1].download(all);
-    const Layout& l = spec_.layout;
-    Diagnostics d;
-    for (int z = spec_.begin[0]; z < spec_.end[0]; ++z)
-      for (int y = spec_.begin[1]; y < spec_.end[1]; ++y)
-        for (int x = spec_.begin[2]; x < spec_.end[2]; ++x) {
-          const int64_t i = l.idx(z, y, x);
-          const double v = all[i];
-          if (!std::isfinite(v)) {
-            if (d.nonfinite++ == 0) d.first_nonfinite = i;
-            continue;
-          }
-          d.sum_sq += v * v;
-          d.max_abs = std::max(d.max_abs, std::fabs(v));
-        }
-    return d;
+    if (diag_.size() == 0) diag_ = cuda::DeviceBuffer<cuda::DiagAccum>(1);
+    cuda::launch_diag_reset(diag_.get(), nullptr);
+    cuda::launch_diagnostics(p_[1].get(), spec_, diag_.get(), nullptr);
+    std::vector<cuda::DiagAccum> h;
+    diag_.download(h);
+    return cuda::to_diagnostics(h[0]);
   }
 
   void synchronize() override { CUDA_CHECK(cudaDeviceSynchronize()); }
@@ -234,7 +220,8 @@ class CudaAnisoEngine final : public WaveEngine {
   cuda::DeviceBuffer<float> p_[2], q_[2], vdt2_, E_, D_, n_[3], g_[6];
   cuda::DeviceBuffer<int64_t> inj_index_, rec_offset_, rec_index_;
   cuda::DeviceBuffer<int> inj_point_;
-  cuda::DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_;
+  cuda::DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_, box_;
+  cuda::DeviceBuffer<cuda::DiagAccum> diag_;
   int inj_count_ = 0, nt_inj_ = 0, rec_n_ = 0, nt_rec_ = 0;
 };
 

@@ -175,7 +175,7 @@ class CudaEngine final : public WaveEngine {
     cuda::launch_diagnostics(cur_.get(), spec_, diag_.get(), stream_.get());
     std::vector<cuda::DiagAccum> h;
     diag_.download(h, stream_.get());
-    return convert(h[0]);
+    return cuda::to_diagnostics(h[0]);
   }
 
   void queue_diagnostics(int step) override {
@@ -241,22 +241,10 @@ class CudaEngine final : public WaveEngine {
     graphs_.clear();
   }
 
-  static Diagnostics convert(const cuda::DiagAccum& a) {
-    Diagnostics d;
-    d.sum_sq = a.sum_sq;
-    float mx;
-    static_assert(sizeof(mx) == sizeof(a.max_abs_bits));
-    std::memcpy(&mx, &a.max_abs_bits, sizeof(mx));
-    d.max_abs = mx;
-    d.nonfinite = static_cast<int64_t>(a.nonfinite);
-    d.first_nonfinite = a.nonfinite ? static_cast<int64_t>(a.first_nonfinite) : -1;
-    return d;
-  }
-
   void collect_front() {
     const Pending p = pending_.front();
     pending_.pop_front();
-    collected_.push_back({p.step, convert(ring_host_[p.slot])});
+    collected_.push_back({p.step, cuda::to_diagnostics(ring_host_[p.slot])});
   }
 
   template <class T>

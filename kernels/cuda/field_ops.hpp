@@ -4,6 +4,9 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <cstring>
+
+#include "kernels/engine.hpp"
 
 #include "kernels/step_spec.hpp"
 
@@ -49,6 +52,19 @@ struct DiagAccum {
   unsigned long long nonfinite;
   unsigned long long first_nonfinite;  // ~0ull when none
 };
+// The host view of an accumulator that has been copied back.
+inline Diagnostics to_diagnostics(const DiagAccum& a) {
+  Diagnostics d;
+  d.sum_sq = a.sum_sq;
+  float mx;
+  static_assert(sizeof(mx) == sizeof(a.max_abs_bits));
+  std::memcpy(&mx, &a.max_abs_bits, sizeof(mx));
+  d.max_abs = mx;
+  d.nonfinite = static_cast<int64_t>(a.nonfinite);
+  d.first_nonfinite = a.nonfinite ? static_cast<int64_t>(a.first_nonfinite) : -1;
+  return d;
+}
+
 // Accumulates into acc (which the caller resets with launch_diag_reset).
 void launch_diag_reset(DiagAccum* acc, cudaStream_t s);
 void launch_diagnostics(const float* field, const StepSpec& spec, DiagAccum* acc, cudaStream_t s);
