@@ -21,7 +21,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr double kBytesPerCell = 16.0;  // acoustic: read p[n-1], p[n], (v dt)^2; write p[n+1]
 constexpr double kVerifyTol = 1e-5;
 constexpr int kVerifySteps = 3;
 
@@ -35,7 +34,7 @@ bool matches(const KernelVariant& v, const std::vector<std::string>& patterns) {
 
 struct Row {
   int size = 0, order = 0;
-  std::string variant, technique, status = "ok";
+  std::string physics, variant, technique, status = "ok";
   long long cells = 0;
   double ms_per_step = NAN, gcells = NAN, gbps = NAN, ceiling_gcells = NAN, fraction = NAN;
   double copy_gbps = NAN, verify_err = NAN, spread = NAN;
@@ -57,18 +56,18 @@ std::string now_stamp() {
 void print_table(const std::vector<Row>& rows, const bench::DeviceSummary& d) {
   std::printf("\nseisfd bench on %s (cc %d, %d SMs); Gcells/s over the whole computational grid\n",
               d.name.c_str(), d.compute_capability, d.multiprocessors);
-  std::printf("%5s %5s %-16s %11s %9s %9s %8s %9s %8s %9s %9s\n", "size", "order", "technique",
-              "cells", "ms/step", "Gcells/s", "GB/s", "ceil Gc/s", "fraction", "copy GB/s",
-              "verify");
+  std::printf("%5s %5s %-8s %-16s %11s %9s %9s %8s %9s %8s %9s %9s\n", "size", "order", "physics",
+              "technique", "cells", "ms/step", "Gcells/s", "GB/s", "ceil Gc/s", "fraction",
+              "copy GB/s", "verify");
   for (const Row& r : rows) {
     if (r.status != "ok") {
-      std::printf("%5d %5d %-16s %11lld  %s\n", r.size, r.order, r.technique.c_str(), r.cells,
-                  r.status.c_str());
+      std::printf("%5d %5d %-8s %-16s %11lld  %s\n", r.size, r.order, r.physics.c_str(),
+                  r.technique.c_str(), r.cells, r.status.c_str());
       continue;
     }
-    std::printf("%5d %5d %-16s %11lld %9.4f %9.1f %8.0f %9.1f %8.3f %9.0f %9.1e\n", r.size, r.order,
-                r.technique.c_str(), r.cells, r.ms_per_step, r.gcells, r.gbps, r.ceiling_gcells,
-                r.fraction, r.copy_gbps, r.verify_err);
+    std::printf("%5d %5d %-8s %-16s %11lld %9.4f %9.1f %8.0f %9.1f %8.3f %9.0f %9.1e\n", r.size,
+                r.order, r.physics.c_str(), r.technique.c_str(), r.cells, r.ms_per_step, r.gcells,
+                r.gbps, r.ceiling_gcells, r.fraction, r.copy_gbps, r.verify_err);
   }
 }
 
@@ -79,8 +78,9 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
   std::ofstream csv(base.string() + ".csv");
   csv << "# seisfd bench, " << d.name << ", cc " << d.compute_capability << ", steps " << a.steps
       << ", repeats " << a.repeats << " (median), sponge " << a.sponge
-      << "; Gcells/s = computational cells x steps / s; GB/s = 16 B/cell x Gcells/s; fraction "
-         "= Gcells/s / streaming ceiling measured in the same run\n";
+      << "; Gcells/s = computational cells x steps / s; GB/s = minimal bytes per cell (acoustic "
+         "16, vti 36, tti 44) x Gcells/s; fraction = Gcells/s / streaming ceiling of the "
+         "physics' access pattern measured in the same run\n";
   csv << "size,order,variant,status,cells,ms_per_step,gcells_per_s,gb_per_s,ceiling_gcells_per_s,"
          "fraction,copy_gb_per_s,spread,verify_rel_l2\n";
   nlohmann::json j;
@@ -91,7 +91,10 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
                    {"repeats", a.repeats},
                    {"warmup", a.warmup},
                    {"sponge", a.sponge},
-                   {"bytes_per_cell", 16},
+                   {"bytes_per_cell",
+                    {{"acoustic", bench::minimal_bytes_per_cell("acoustic")},
+                     {"vti", bench::minimal_bytes_per_cell("vti")},
+                     {"tti", bench::minimal_bytes_per_cell("tti")}}},
                    {"verify_steps", kVerifySteps},
                    {"verify_tolerance", kVerifyTol}};
   j["timestamp"] = stamp;
@@ -105,6 +108,7 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
     csv << line;
     j["results"].push_back({{"size", r.size},
                             {"order", r.order},
+                            {"physics", r.physics},
                             {"variant", r.variant},
                             {"status", r.status},
                             {"cells", r.cells},
@@ -132,6 +136,11 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
                 "Variant names or globs, comma-separated; a pattern without '/' matches the "
                 "technique (e.g. smem_regqueue,naive or 'acoustic/o8/*')")
       ->delimiter(',');
+  b->add_option("--physics", a.physics,
+                "Physics, comma-separated: acoustic, vti, tti (each against the streaming "
+                "ceiling of its own access pattern)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"acoustic", "vti", "tti"}));
   b->add_option("--orders", a.orders, "Space orders, comma-separated (2..16, even)")
       ->delimiter(',')
       ->check(CLI::Range(2, 16));
@@ -171,7 +180,8 @@ int cmd_bench(const BenchArgs& a) {
     const bench::DeviceSummary dev = bench::current_device();
     std::vector<const KernelVariant*> sel;
     for (const auto& v : kernel_registry())
-      if (v.physics == "acoustic" && matches(v, a.variants) &&
+      if (std::find(a.physics.begin(), a.physics.end(), v.physics) != a.physics.end() &&
+          matches(v, a.variants) &&
           std::find(a.orders.begin(), a.orders.end(), v.order) != a.orders.end())
         sel.push_back(&v);
     if (sel.empty()) {
@@ -189,69 +199,80 @@ int cmd_bench(const BenchArgs& a) {
         const int R = order / 2;
         const StepSpec spec = bench::make_cube_spec(n, a.sponge, R);
         const long long cells = spec.layout.cells();
-        const size_t need = 3 * static_cast<size_t>(spec.layout.size()) * sizeof(float);
-        const size_t free_now = bench::current_device().free_bytes;
-        Row base;
-        base.size = n;
-        base.order = order;
-        base.cells = cells;
-        if (need > free_now) {
-          base.variant = base.technique = "(all)";
-          base.status = "skipped: needs " + std::to_string(need >> 20) + " MiB, " +
-                        std::to_string(free_now >> 20) + " MiB free";
-          rows.push_back(base);
-          continue;
-        }
-        const bench::Timing ceil = bench::time_stream_ceiling(spec, a.steps, a.repeats, a.warmup);
-        base.ceiling_gcells = cells / (ceil.median_ms * 1e-3) / 1e9;
-        base.copy_gbps = bench::copy_bandwidth_gbps(static_cast<size_t>(cells) * 4, a.repeats);
-        std::fprintf(stderr,
-                     "seisfd bench: %d^3 + sponge %d, order %d: %lld cells, streaming "
-                     "ceiling %.1f Gcells/s (%.0f GB/s), copy %.0f GB/s\n",
-                     n, a.sponge, order, cells, base.ceiling_gcells, base.ceiling_gcells * 16,
-                     base.copy_gbps);
-        for (const KernelVariant* v : sel) {
-          if (v->order != order) continue;
-          Row r = base;
-          r.variant = v->name;
-          r.technique = v->technique;
-          if (dev.compute_capability < v->min_compute_capability) {
-            r.status =
-                "refused: needs compute capability " + std::to_string(v->min_compute_capability);
-            rows.push_back(r);
+        for (const std::string& physics : a.physics) {
+          if (std::none_of(sel.begin(), sel.end(), [&](const KernelVariant* v) {
+                return v->physics == physics && v->order == order;
+              }))
+            continue;
+          // Arrays the largest variant of this physics allocates (TTI naive: 16).
+          const int arrays = physics == "acoustic" ? 3 : physics == "vti" ? 7 : 16;
+          const size_t need = arrays * static_cast<size_t>(spec.layout.size()) * sizeof(float);
+          const size_t free_now = bench::current_device().free_bytes;
+          Row base;
+          base.size = n;
+          base.order = order;
+          base.physics = physics;
+          base.cells = cells;
+          if (need > free_now) {
+            base.variant = base.technique = "(all)";
+            base.status = "skipped: needs " + std::to_string(need >> 20) + " MiB, " +
+                          std::to_string(free_now >> 20) + " MiB free";
+            rows.push_back(base);
             continue;
           }
-          auto it = verified.find(v->name);
-          if (it == verified.end()) {
-            const StepSpec vs = bench::make_cube_spec(a.verify_size, 5, R, 10.0);
-            it = verified
-                     .emplace(v->name, bench::verify_variant(*v, vs, kVerifySteps, 7, kVerifyTol))
-                     .first;
-          }
-          r.verify_err = it->second.rel_l2;
-          if (!it->second.ok) {
-            r.status = "verification failed, not timed: " + it->second.message;
-            any_failed = true;
+          const double bytes = bench::minimal_bytes_per_cell(physics);
+          const bench::Timing ceil =
+              bench::time_stream_ceiling(spec, physics, a.steps, a.repeats, a.warmup);
+          base.ceiling_gcells = cells / (ceil.median_ms * 1e-3) / 1e9;
+          base.copy_gbps = bench::copy_bandwidth_gbps(static_cast<size_t>(cells) * 4, a.repeats);
+          std::fprintf(stderr,
+                       "seisfd bench: %d^3 + sponge %d, order %d, %s: %lld cells, streaming "
+                       "ceiling %.1f Gcells/s (%.0f GB/s at %.0f B/cell), copy %.0f GB/s\n",
+                       n, a.sponge, order, physics.c_str(), cells, base.ceiling_gcells,
+                       base.ceiling_gcells * bytes, bytes, base.copy_gbps);
+          for (const KernelVariant* v : sel) {
+            if (v->order != order || v->physics != physics) continue;
+            Row r = base;
+            r.variant = v->name;
+            r.technique = v->technique;
+            if (dev.compute_capability < v->min_compute_capability) {
+              r.status =
+                  "refused: needs compute capability " + std::to_string(v->min_compute_capability);
+              rows.push_back(r);
+              continue;
+            }
+            auto it = verified.find(v->name);
+            if (it == verified.end()) {
+              const StepSpec vs = bench::make_cube_spec(a.verify_size, 5, R, 10.0);
+              it = verified
+                       .emplace(v->name, bench::verify_variant(*v, vs, kVerifySteps, 7, kVerifyTol))
+                       .first;
+            }
+            r.verify_err = it->second.rel_l2;
+            if (!it->second.ok) {
+              r.status = "verification failed, not timed: " + it->second.message;
+              any_failed = true;
+              rows.push_back(r);
+              std::fprintf(stderr, "seisfd bench: %s: %s\n", v->name.c_str(), r.status.c_str());
+              continue;
+            }
+            const std::string why = v->can_implement(spec, dev.compute_capability);
+            if (!why.empty()) {
+              r.status = "refused: " + why;
+              rows.push_back(r);
+              continue;
+            }
+            const bench::Timing t = bench::time_variant(*v, spec, a.steps, a.repeats, a.warmup);
+            r.ms_per_step = t.median_ms;
+            r.gcells = cells / (t.median_ms * 1e-3) / 1e9;
+            r.gbps = r.gcells * bytes;
+            r.fraction = r.gcells / r.ceiling_gcells;
+            const auto mm = std::minmax_element(t.ms_per_step.begin(), t.ms_per_step.end());
+            r.spread = (*mm.second - *mm.first) / t.median_ms;
+            std::fprintf(stderr, "seisfd bench:   %-28s %8.1f Gcells/s  %.3f of the ceiling\n",
+                         v->name.c_str(), r.gcells, r.fraction);
             rows.push_back(r);
-            std::fprintf(stderr, "seisfd bench: %s: %s\n", v->name.c_str(), r.status.c_str());
-            continue;
           }
-          const std::string why = v->can_implement(spec, dev.compute_capability);
-          if (!why.empty()) {
-            r.status = "refused: " + why;
-            rows.push_back(r);
-            continue;
-          }
-          const bench::Timing t = bench::time_variant(*v, spec, a.steps, a.repeats, a.warmup);
-          r.ms_per_step = t.median_ms;
-          r.gcells = cells / (t.median_ms * 1e-3) / 1e9;
-          r.gbps = r.gcells * kBytesPerCell;
-          r.fraction = r.gcells / r.ceiling_gcells;
-          const auto mm = std::minmax_element(t.ms_per_step.begin(), t.ms_per_step.end());
-          r.spread = (*mm.second - *mm.first) / t.median_ms;
-          std::fprintf(stderr, "seisfd bench:   %-28s %8.1f Gcells/s  %.3f of the ceiling\n",
-                       v->name.c_str(), r.gcells, r.fraction);
-          rows.push_back(r);
         }
       }
     }

@@ -11,6 +11,7 @@ namespace seisfd::app {
 
 struct BenchArgs {
   std::vector<std::string> variants{"*"};  // names or globs; without '/', matched to technique
+  std::vector<std::string> physics{"acoustic"};  // acoustic, vti, tti
   std::vector<int> orders{8};
   std::vector<int> sizes{256};  // interior cells per axis
   int sponge = 20;

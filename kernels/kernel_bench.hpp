@@ -4,6 +4,7 @@
 // variant tests. In a build without CUDA every function throws std::runtime_error.
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -32,16 +33,28 @@ inline StepSpec make_cube_spec(int interior, int sponge, int radius, double h = 
   return s;
 }
 
+// DESIGN.md §6: minimal bytes moved per cell and step, fp32: acoustic 16 (read p[n-1], p[n],
+// (v dt)^2; write p[n+1]), VTI 36 (p and q at two levels, (v dt)^2, E, D; write p and q), TTI 44
+// (also the two tilt angles). Throws std::invalid_argument for another physics.
+inline double minimal_bytes_per_cell(const std::string& physics) {
+  if (physics == "acoustic") return 16;
+  if (physics == "vti") return 36;
+  if (physics == "tti") return 44;
+  throw std::invalid_argument("minimal_bytes_per_cell: unknown physics '" + physics + "'");
+}
+
 struct VerifyResult {
   bool ok = false;
   double rel_l2 = 0;    // relative L2 of the field over the updated region, after all steps
   std::string message;  // why it failed (empty when ok)
 };
 
-// Runs `steps` steps of `variant` and of the fp32 CPU reference (reference::acoustic_step) from
-// the same random fields and (v dt)^2, and compares. The first step writes into a separate
-// buffer filled with a NaN pattern: every cell of the region must be written and no cell
-// outside it; the following steps alias next with prev, as the engine does.
+// Acoustic: runs `steps` steps of `variant` and of the fp32 CPU reference
+// (reference::acoustic_step) from the same random fields and (v dt)^2, and compares. The first
+// step writes into a separate buffer filled with a NaN pattern: every cell of the region must be
+// written and no cell outside it; the following steps alias next with prev, as the engine does.
+// VTI/TTI: a point source in a heterogeneous tilted medium, the CUDA engine with this variant
+// against the fp32 CPU engine, p compared over the region after `steps` x 10 steps.
 VerifyResult verify_variant(const KernelVariant& variant, const StepSpec& spec, int steps,
                             uint32_t seed, double tolerance);
 
@@ -53,8 +66,10 @@ struct Timing {
 // `repeats` timed loops of `steps` launches each (after `warmup` launches), with events.
 Timing time_variant(const KernelVariant& variant, const StepSpec& spec, int steps, int repeats,
                     int warmup);
-// The acoustic streaming kernel over spec.layout.cells() cells, timed the same way.
-Timing time_stream_ceiling(const StepSpec& spec, int steps, int repeats, int warmup);
+// The streaming kernel of the physics' access pattern (minimal_bytes_per_cell) over
+// spec.layout.cells() cells, timed the same way.
+Timing time_stream_ceiling(const StepSpec& spec, const std::string& physics, int steps,
+                           int repeats, int warmup);
 // Device-to-device copy of `bytes`: bytes read + written per second, median of `repeats`, GB/s.
 double copy_bandwidth_gbps(size_t bytes, int repeats);
 

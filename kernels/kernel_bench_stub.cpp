@@ -4,6 +4,7 @@
 #include "kernels/kernel_bench.hpp"
 
 namespace seisfd::bench {
+
 namespace {
 [[noreturn]] void no_cuda() {
   throw std::runtime_error("bench: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
@@ -16,7 +17,7 @@ VerifyResult verify_variant(const KernelVariant&, const StepSpec&, int, uint32_t
 Timing time_variant(const KernelVariant&, const StepSpec&, int, int, int) {
   no_cuda();
 }
-Timing time_stream_ceiling(const StepSpec&, int, int, int) {
+Timing time_stream_ceiling(const StepSpec&, const std::string&, int, int, int) {
   no_cuda();
 }
 double copy_bandwidth_gbps(size_t, int) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -56,7 +57,7 @@ TEST(BenchCli, HelpListsTheOptions) {
   const Result r = run("bench --help", d);
   EXPECT_EQ(r.code, 0) << r.err;
   for (const char* opt :
-       {"--variants", "--orders", "--sizes", "--sponge", "--steps", "--repeats", "--out"})
+       {"--variants", "--physics", "--orders", "--sizes", "--sponge", "--steps", "--repeats", "--out"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt << " missing from:\n" << r.out;
 }
 
@@ -102,6 +103,37 @@ TEST(BenchCli, NoDeviceErrorOrTinyRun) {
     EXPECT_GT(row["ceiling_gcells_per_s"].get<double>(), 0.0);
     EXPECT_LE(row["verify_rel_l2"].get<double>(), 1e-5);
   }
+}
+
+// VTI and TTI variants are verified against the CPU engine and measured against the streaming
+// ceiling of their own access pattern (36 and 44 B/cell), which a GPU run reports per row.
+TEST(BenchCli, AnisotropicVariantsAgainstTheirOwnCeiling) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const fs::path d = temp_dir("aniso");
+  const Result r = run(
+      "bench --physics acoustic,vti,tti --variants naive --orders 4 --sizes 24 --sponge 4 "
+      "--steps 2 --repeats 5 --verify-size 17 --out '" +
+          (d / "results").string() + "'",
+      d);
+  ASSERT_EQ(r.code, 0) << r.err;
+  fs::path json;
+  for (const auto& f : fs::directory_iterator(d / "results"))
+    if (f.path().extension() == ".json") json = f.path();
+  ASSERT_FALSE(json.empty());
+  const auto j = nlohmann::json::parse(slurp(json));
+  ASSERT_EQ(j["results"].size(), 3u) << j.dump(1);
+  std::map<std::string, double> ceiling, gbps_per_gcell;
+  for (const auto& row : j["results"]) {
+    ASSERT_EQ(row["status"], "ok") << row.dump();
+    EXPECT_LE(row["verify_rel_l2"].get<double>(), 1e-5) << row.dump();
+    const std::string ph = row["physics"];
+    ceiling[ph] = row["ceiling_gcells_per_s"].get<double>();
+    gbps_per_gcell[ph] = row["gb_per_s"].get<double>() / row["gcells_per_s"].get<double>();
+  }
+  EXPECT_NEAR(gbps_per_gcell["acoustic"], 16.0, 1e-6);
+  EXPECT_NEAR(gbps_per_gcell["vti"], 36.0, 1e-6);
+  EXPECT_NEAR(gbps_per_gcell["tti"], 44.0, 1e-6);
+  for (const char* ph : {"acoustic", "vti", "tti"}) EXPECT_GT(ceiling[ph], 0.0) << ph;
 }
 
 }  // namespace

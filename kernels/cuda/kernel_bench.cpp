@@ -8,7 +8,10 @@
 #include <random>
 #include <stdexcept>
 
+#include "kernels/anisotropy.hpp"
 #include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/reference/aniso_engine.hpp"
 #include "kernels/cuda/stream_probe.hpp"
 #include "kernels/fd_coefficients.hpp"
 #include "kernels/reference/acoustic.hpp"
@@ -55,6 +58,104 @@ Timing time_loop(int steps, int repeats, int warmup, cudaStream_t st, Launch&& l
   return t;
 }
 
+std::string format_rel_l2(double rel, int steps, double tolerance) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "relative L2 %.3e after %d steps exceeds %.1e", rel, steps,
+                tolerance);
+  return buf;
+}
+
+// A smooth heterogeneous anisotropic medium over the whole layout: v 1500-2100 m/s, eps
+// 0.1-0.3, eps - delta 0.05-0.15, theta 5-55 degrees, phi over the full circle.
+AnisoModel bench_aniso_model(const StepSpec& s, AnisoKind kind) {
+  const Layout& l = s.layout;
+  AnisoModel m;
+  m.kind = kind;
+  const size_t n = static_cast<size_t>(l.size());
+  m.velocity.assign(n, 0.0f);
+  m.epsilon.assign(n, 0.0f);
+  m.delta.assign(n, 0.0f);
+  if (kind == AnisoKind::kTti) {
+    m.theta.assign(n, 0.0f);
+    m.phi.assign(n, 0.0f);
+  }
+  for (int z = 0; z < l.nz; ++z)
+    for (int y = 0; y < l.ny; ++y)
+      for (int x = 0; x < l.nx; ++x) {
+        const int64_t i = l.idx(z, y, x);
+        m.velocity[i] = static_cast<float>(1800.0 + 300.0 * std::sin(0.11 * x + 0.07 * z));
+        const double eps = 0.2 + 0.1 * std::sin(0.19 * x - 0.13 * y + 0.1 * z);
+        m.epsilon[i] = static_cast<float>(eps);
+        m.delta[i] = static_cast<float>(eps - 0.1 - 0.05 * std::cos(0.17 * y + 0.09 * z));
+        if (kind == AnisoKind::kTti) {
+          m.theta[i] =
+              static_cast<float>((30.0 + 25.0 * std::sin(0.12 * x + 0.2 * z)) * M_PI / 180);
+          m.phi[i] =
+              static_cast<float>((180.0 + 175.0 * std::cos(0.09 * x - 0.15 * y)) * M_PI / 180);
+        }
+      }
+  return m;
+}
+
+VerifyResult verify_aniso_variant(const KernelVariant& v, const StepSpec& spec, int steps,
+                                  uint32_t seed, double tolerance) {
+  VerifyResult res;
+  const AnisoKind kind = v.physics == "tti" ? AnisoKind::kTti : AnisoKind::kVti;
+  const AnisoModel m = bench_aniso_model(spec, kind);
+  // dt at half the stability bound of the fastest direction (v_max sqrt(1 + 2 eps_max)).
+  double lambda = 0;
+  for (int a = 0; a < 3; ++a)
+    lambda += second_derivative_spectral_radius(spec.radius) / (spec.h[a] * spec.h[a]);
+  const double dt = 0.5 * 2.0 / (2100.0 * std::sqrt(1.6) * std::sqrt(lambda));
+  auto cpu = reference::make_aniso_cpu_engine(spec, m, dt, false);
+  auto gpu = make_cuda_aniso_engine(spec, m, dt, v.name);
+  // A point source near the centre with a random trace, recorded at a cell off the centre.
+  const Layout& l = spec.layout;
+  const int c[3] = {(spec.begin[0] + spec.end[0]) / 2, (spec.begin[1] + spec.end[1]) / 2,
+                    (spec.begin[2] + spec.end[2]) / 2};
+  const int nt = steps * 10 + 1;
+  SparsePoints src, rec;
+  src.index = {l.idx(c[0], c[1], c[2])};
+  src.weight = {1.0 / (spec.h[0] * spec.h[1] * spec.h[2])};
+  src.offset = {0, 1};
+  rec.index = {l.idx(c[0] + 2, c[1] - 1, c[2] + 3)};
+  rec.weight = {1.0};
+  rec.offset = {0, 1};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> trace(nt);
+  for (double& x : trace) x = u(rng);
+  for (WaveEngine* e : {cpu.get(), gpu.get()}) {
+    e->set_injection(src, trace, nt);
+    e->set_recording(rec, nt);
+    e->steps(0, nt - 1);
+  }
+  std::vector<float> a, b;
+  const int dec[3] = {1, 1, 1};
+  cpu->copy_field(spec.begin, spec.end, dec, a);
+  gpu->copy_field(spec.begin, spec.end, dec, b);
+  double num = 0, den = 0;
+  int64_t nonfinite = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!std::isfinite(b[i])) ++nonfinite;
+    const double d = static_cast<double>(b[i]) - a[i];
+    num += d * d;
+    den += static_cast<double>(a[i]) * a[i];
+  }
+  res.rel_l2 = den > 0 ? std::sqrt(num / den) : INFINITY;
+  if (nonfinite) {
+    res.message =
+        std::to_string(nonfinite) + " non-finite cells after " + std::to_string(nt - 1) + " steps";
+    return res;
+  }
+  if (!(res.rel_l2 <= tolerance)) {
+    res.message = format_rel_l2(res.rel_l2, nt - 1, tolerance);
+    return res;
+  }
+  res.ok = true;
+  return res;
+}
+
 }  // namespace
 
 VerifyResult verify_variant(const KernelVariant& v, const StepSpec& spec, int steps, uint32_t seed,
@@ -65,6 +166,8 @@ VerifyResult verify_variant(const KernelVariant& v, const StepSpec& spec, int st
     res.message = "cannot run this spec: " + why;
     return res;
   }
+  if (v.physics == "vti" || v.physics == "tti")
+    return verify_aniso_variant(v, spec, steps, seed, tolerance);
   const Layout& l = spec.layout;
   const size_t n = static_cast<size_t>(l.size());
   std::mt19937 rng(seed);
@@ -149,10 +252,7 @@ VerifyResult verify_variant(const KernelVariant& v, const StepSpec& spec, int st
     return res;
   }
   if (!(res.rel_l2 <= tolerance)) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "relative L2 %.3e after %d steps exceeds %.1e", res.rel_l2,
-                  steps, tolerance);
-    res.message = buf;
+    res.message = format_rel_l2(res.rel_l2, steps, tolerance);
     return res;
   }
   res.ok = true;
@@ -162,6 +262,53 @@ VerifyResult verify_variant(const KernelVariant& v, const StepSpec& spec, int st
 Timing time_variant(const KernelVariant& v, const StepSpec& spec, int steps, int repeats,
                     int warmup) {
   const size_t n = static_cast<size_t>(spec.layout.size());
+  if (v.physics == "vti" || v.physics == "tti") {
+    // p and q at two levels, (v dt)^2, E, D; TTI: the axis and the six cross intermediates.
+    // Values in the ranges of real media (E >= D >= 1, a unit axis), fields bounded.
+    const bool tti = v.physics == "tti";
+    cuda::Stream st;
+    std::vector<DeviceBuffer<float>> buf;
+    const int count = tti ? 16 : 7;
+    buf.reserve(count);
+    for (int i = 0; i < count; ++i) buf.emplace_back(n);
+    const float vmax = stable_vdt2(spec, 0.9) / 1.6f;
+    cuda::launch_fill_hash(buf[0].get(), n, 1, 0.0f, 1.0f, st.get());
+    cuda::launch_fill_hash(buf[1].get(), n, 2, 0.0f, 1.0f, st.get());
+    cuda::launch_fill_hash(buf[2].get(), n, 3, 0.0f, 1.0f, st.get());
+    cuda::launch_fill_hash(buf[3].get(), n, 4, 0.0f, 1.0f, st.get());
+    cuda::launch_fill_hash(buf[4].get(), n, 5, 0.75f * vmax, 0.25f * vmax, st.get());
+    cuda::launch_fill_hash(buf[5].get(), n, 6, 1.4f, 0.2f, st.get());   // E
+    cuda::launch_fill_hash(buf[6].get(), n, 7, 1.1f, 0.05f, st.get());  // D
+    const float axis[3] = {0.48f, 0.36f, 0.8f};                         // (z, y, x), unit
+    AnisoFields f;
+    f.vdt2 = buf[4].get();
+    f.E = buf[5].get();
+    f.D = buf[6].get();
+    if (tti) {
+      for (int a = 0; a < 3; ++a) {
+        cuda::launch_fill_hash(buf[7 + a].get(), n, 8 + a, axis[a], 0.0f, st.get());
+        f.n[a] = buf[7 + a].get();
+      }
+      for (int k = 0; k < 6; ++k) f.g[k] = buf[10 + k].get();
+    }
+    float* pa = buf[0].get();
+    float* pb = buf[1].get();
+    float* qa = buf[2].get();
+    float* qb = buf[3].get();
+    Timing t = time_loop(steps, repeats, warmup, st.get(), [&] {
+      f.p_prev = pa;
+      f.p_cur = pb;
+      f.p_next = pa;
+      f.q_prev = qa;
+      f.q_cur = qb;
+      f.q_next = qa;
+      v.launch_aniso(spec, f, st.get());
+      std::swap(pa, pb);
+      std::swap(qa, qb);
+    });
+    CUDA_CHECK(cudaStreamSynchronize(st.get()));
+    return t;
+  }
   cuda::Stream st;
   DeviceBuffer<float> a(n), b(n), vd(n);
   const float vmax = stable_vdt2(spec, 0.9);
@@ -178,9 +325,35 @@ Timing time_variant(const KernelVariant& v, const StepSpec& spec, int steps, int
   return t;
 }
 
-Timing time_stream_ceiling(const StepSpec& spec, int steps, int repeats, int warmup) {
+Timing time_stream_ceiling(const StepSpec& spec, const std::string& physics, int steps, int repeats,
+                           int warmup) {
   const size_t n = static_cast<size_t>(spec.layout.size());
   const int64_t cells = spec.layout.cells() / 4 * 4;
+  if (physics == "vti" || physics == "tti") {
+    const int reads = physics == "tti" ? 9 : 7;
+    cuda::Stream st;
+    std::vector<DeviceBuffer<float>> buf;
+    buf.reserve(reads);
+    for (int i = 0; i < reads; ++i) {
+      buf.emplace_back(n);
+      cuda::launch_fill_hash(buf.back().get(), n, 1 + i, i == 4 ? 0.01f : 0.0f,
+                             i == 4 ? 0.005f : 1.0f, st.get());
+    }
+    std::vector<const float*> in(reads);
+    for (int i = 0; i < reads; ++i) in[i] = buf[i].get();
+    Timing t = time_loop(steps, repeats, warmup, st.get(), [&] {
+      // in: p_prev, q_prev, p_cur, q_cur, c, E, D (, theta, phi); p and q next overwrite the
+      // previous levels, then the levels swap, as the engine rotates them.
+      float* const out[2] = {const_cast<float*>(in[0]), const_cast<float*>(in[1])};
+      cuda::launch_aniso_stream(cells, reads, in.data(), out, st.get());
+      std::swap(in[0], in[2]);
+      std::swap(in[1], in[3]);
+    });
+    CUDA_CHECK(cudaStreamSynchronize(st.get()));
+    return t;
+  }
+  if (physics != "acoustic")
+    throw std::invalid_argument("time_stream_ceiling: unknown physics '" + physics + "'");
   cuda::Stream st;
   DeviceBuffer<float> a(n), b(n), vd(n);
   cuda::launch_fill_hash(a.get(), n, 1, 0.0f, 1.0f, st.get());

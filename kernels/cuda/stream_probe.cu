@@ -1,5 +1,7 @@
 #include <cuda_runtime.h>
 
+#include <stdexcept>
+
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/stream_probe.hpp"
 
@@ -38,6 +40,74 @@ __global__ void __launch_bounds__(kStreamThreads)
   }
 }
 
+// Reads kReads arrays and writes two, every value used: p' = 2 p - p_prev + c (E p + D q),
+// q' = 2 q - q_prev + c (D p + q) (+ the angles folded in for TTI), per float4 lane.
+template <int kReads>
+struct StreamArgs {
+  const float4* in[kReads];
+  float4* out[2];
+};
+
+template <int kReads>
+__global__ void __launch_bounds__(kStreamThreads)
+    aniso_stream_kernel(int64_t n4, const StreamArgs<kReads> a) {
+  const int64_t base =
+      static_cast<int64_t>(blockIdx.x) * kStreamThreads * kStreamPerThread + threadIdx.x;
+  float4 v[kStreamPerThread][kReads];
+#pragma unroll
+  for (int k = 0; k < kStreamPerThread; ++k) {
+    const int64_t i = base + k * kStreamThreads;
+    if (i < n4) {
+      v[k][0] = __ldcs(a.in[0] + i);  // read once, then overwritten: streaming
+      v[k][1] = __ldcs(a.in[1] + i);
+#pragma unroll
+      for (int r = 2; r < kReads; ++r) v[k][r] = __ldg(a.in[r] + i);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kStreamPerThread; ++k) {
+    const int64_t i = base + k * kStreamThreads;
+    if (i >= n4) continue;
+    float4 op, oq;
+    const float* pp = &v[k][0].x;  // p previous
+    const float* qp = &v[k][1].x;  // q previous
+    const float* pc = &v[k][2].x;
+    const float* qc = &v[k][3].x;
+    const float* c = &v[k][4].x;
+    const float* e = &v[k][5].x;
+    const float* d = &v[k][6].x;
+    float* po = &op.x;
+    float* qo = &oq.x;
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      float hp = e[j] * pc[j] + d[j] * qc[j];
+      float hq = d[j] * pc[j] + qc[j];
+      if constexpr (kReads == 9) {
+        const float t = (&v[k][7].x)[j], f = (&v[k][8].x)[j];
+        hp += t * qc[j];
+        hq += f * pc[j];
+      }
+      po[j] = 2.0f * pc[j] - pp[j] + c[j] * hp;
+      qo[j] = 2.0f * qc[j] - qp[j] + c[j] * hq;
+    }
+    __stcs(a.out[0] + i, op);
+    __stcs(a.out[1] + i, oq);
+  }
+}
+
+template <int kReads>
+void launch_aniso_stream_n(int64_t n, const float* const* in, float* const out[2],
+                           cudaStream_t st) {
+  StreamArgs<kReads> a;
+  for (int r = 0; r < kReads; ++r) a.in[r] = reinterpret_cast<const float4*>(in[r]);
+  for (int w = 0; w < 2; ++w) a.out[w] = reinterpret_cast<float4*>(out[w]);
+  const int64_t n4 = n / 4;
+  const int64_t per_block = int64_t{kStreamThreads} * kStreamPerThread;
+  const int64_t blocks = (n4 + per_block - 1) / per_block;
+  aniso_stream_kernel<kReads><<<static_cast<unsigned>(blocks), kStreamThreads, 0, st>>>(n4, a);
+  CUDA_CHECK_LAUNCH();
+}
+
 __global__ void fill_hash_kernel(float* p, int64_t n, uint32_t seed, float offset, float scale) {
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
@@ -63,6 +133,17 @@ void launch_acoustic_stream(int64_t n, const float* prev, const float* cur, floa
       n4, reinterpret_cast<const float4*>(prev), reinterpret_cast<const float4*>(cur),
       reinterpret_cast<float4*>(next), reinterpret_cast<const float4*>(vdt2));
   CUDA_CHECK_LAUNCH();
+}
+
+void launch_aniso_stream(int64_t n, int reads, const float* const* in, float* const out[2],
+                         void* stream) {
+  const auto st = static_cast<cudaStream_t>(stream);
+  if (reads == 7)
+    launch_aniso_stream_n<7>(n, in, out, st);
+  else if (reads == 9)
+    launch_aniso_stream_n<9>(n, in, out, st);
+  else
+    throw std::invalid_argument("launch_aniso_stream: reads must be 7 (VTI) or 9 (TTI)");
 }
 
 void launch_fill_hash(float* p, int64_t n, uint32_t seed, float offset, float scale, void* stream) {

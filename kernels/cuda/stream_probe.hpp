@@ -10,6 +10,14 @@ namespace seisfd::cuda {
 void launch_acoustic_stream(int64_t n, const float* prev, const float* cur, float* next,
                             const float* vdt2, void* stream);
 
+// The pseudo-acoustic access patterns of DESIGN.md §6 without the stencil, 16-byte accesses over
+// n cells (a multiple of 4): `in` holds the arrays read, `out` the two written (p and q next),
+// which may alias in[0] and in[1] (p and q previous), as the engine rotates them. VTI reads 7
+// arrays (p, q at two levels, (v dt)^2, E, D): 36 B/cell; TTI also reads the two tilt angles:
+// 44 B/cell. `reads` is 7 or 9.
+void launch_aniso_stream(int64_t n, int reads, const float* const* in, float* const out[2],
+                         void* stream);
+
 // p[i] = offset + scale * u_i, u_i in [-1, 1) from a hash of (i, seed): cheap, non-zero,
 // different per array, reproducible.
 void launch_fill_hash(float* p, int64_t n, uint32_t seed, float offset, float scale, void* stream);
