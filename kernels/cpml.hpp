@@ -11,9 +11,26 @@
 // computed only in the slab of each axis, where a != 0. psi and zeta are zero outside the
 // slabs (a = 0 there), so a derivative reaching out of a slab reads zeros.
 //
-// An equation that is a weighted sum of axis second derivatives of some field (the VTI p/q
-// system: (1+2 eps)(d~2_x + d~2_y) p + sqrt(1+2 delta) d~2_z q, ...) uses the same pieces with
-// one psi/zeta pair per field and axis and its own weights in the correction.
+// VTI. Its update is a weighted sum of axis second derivatives, each of one field:
+//   fp = E (d2_x p + d2_y p) + D d2_z q,   fq = D (d2_x p + d2_y p) + d2_z q
+// (E = 1 + 2 eps, D = sqrt(1 + 2 delta), per cell). Stretching each axis derivative gives
+//   d~2_x p = d2_x p + c_x(p),  d~2_y p = d2_y p + c_y(p),  d~2_z q = d2_z q + c_z(q),
+//   c_d(f) = D1_d psi_d + zeta_d, with psi_d and zeta_d the recursions above driven by f,
+// so a VTI step is its plain update plus
+//   next_p += (v dt)^2 [E (c_x + c_y) + D c_z],   next_q += (v dt)^2 [D (c_x + c_y) + c_z],
+// with one psi/zeta pair per axis, as for the acoustic equation: x and y are driven by p, z by
+// q (a field each axis's term differentiates). Every coupling weight multiplies the corrected
+// second derivative as it multiplies the plain one, which is what the stretched PDE says.
+//
+// TTI is refused with CPML (use the sponge). Its mixed derivatives do not separate by axis,
+// and the treatments tried all failed (CPU reference, order 8, 20 cells, eps 0.2, delta 0.1;
+// the numbers are in the README): tapering the symmetry axis to vertical inside the layer and
+// applying the VTI corrections reflected -49 to -30 dB at a tilt of 30 degrees (depending on
+// the taper) and -35 to -23 dB at 45 degrees, over 0-60 degrees incidence (VTI: -78 to -95 dB),
+// and on a smooth random tilt field every variant
+// (taper over 1/4, 1/2 or all of the layer; the diagonal terms of both fields stretched; an
+// undamped taper zone before the damping) grew exponentially within 3,000 steps, while the
+// same medium with a sponge, or the layer with its damping off, stayed bounded.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -100,6 +117,11 @@ inline void cpml_profile(const StepSpec& s, int axis, std::vector<double>& a,
     a[j] = damp + alpha > 0 ? damp / (damp + alpha) * (b[j] - 1.0) : 0.0;
   }
 }
+
+// Why TTI runs refuse CPML (the header comment has the measurements), one line for users.
+inline constexpr const char* kTtiCpmlRefusal =
+    "boundary.type = \"cpml\" is not implemented for physics.equation = \"tti\" (unstable with a "
+    "tilted symmetry axis in the layers); use \"sponge\"";
 
 // Cells of auxiliary storage: psi and zeta for each axis with layers.
 inline int64_t cpml_aux_cells(const StepSpec& s) {

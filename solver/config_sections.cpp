@@ -221,9 +221,9 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   }
   const Section boundary = optional("boundary");
   c.boundary = read_boundary(boundary);
-  if (c.physics.equation != Equation::kAcoustic && c.boundary.type == BoundaryType::kCpml)
-    boundary.fail("type", std::string("\"cpml\" is not implemented for physics.equation = \"") +
-                              to_string(c.physics.equation) + "\"; use \"sponge\" or \"none\"");
+  if (c.physics.equation == Equation::kTti && c.boundary.type == BoundaryType::kCpml)
+    boundary.fail("type", "\"cpml\" is not implemented for physics.equation = \"tti\" (unstable "
+                          "with a tilted symmetry axis in the layers); use \"sponge\"");
   c.output = read_output(optional("output"), receivers.has_value());
   c.kernel = read_kernel(optional("kernel"));
   return c;

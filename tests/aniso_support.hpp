@@ -3,6 +3,8 @@
 #pragma once
 #include <cmath>
 #include <functional>
+#include <random>
+#include <vector>
 
 #include "kernels/anisotropy.hpp"
 #include "tests/support.hpp"
@@ -39,6 +41,41 @@ inline AnisoModel make_aniso_model(const Problem& p, const AnisoCase& c) {
     m.phi = sample(c.phi, M_PI / 180.0);
   }
   return m;
+}
+
+// Smooth random parameter fields, each a sum of `waves` random plane waves with wavenumber
+// components in [-kmax, kmax] rad/cell, scaled into its range: eps in [0, eps_max], delta =
+// eps - [0, gap_max] (so delta <= eps), theta in [0, theta_max] degrees, phi in [0, 360).
+// The defaults are the dot tests' media (tests/test_anisotropic.cpp); (0.35, 0.25, 60, 0.4, 4)
+// is its 20,000-step stability medium. Rougher axis fields (azimuth gradients near 1 rad/cell)
+// make the TTI scheme itself unstable, with any boundary.
+struct SmoothRandom {
+  double eps_max = 0.3, gap_max = 0.2, theta_max = 70, kmax = 0.3;
+  int waves = 3;
+};
+
+inline AnisoCase smooth_random_case(AnisoKind kind, std::mt19937& rng, SmoothRandom o = {}) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const auto smooth = [&](double lo, double hi) {
+    std::vector<double> k(3 * o.waves), ph(o.waves);
+    for (auto& v : k) v = 2 * o.kmax * (u(rng) - 0.5);
+    for (auto& v : ph) v = 2 * M_PI * u(rng);
+    const int w = o.waves;
+    return [=](int z, int y, int x) {
+      double s = 0;
+      for (int m = 0; m < w; ++m)
+        s += std::sin(k[3 * m] * z + k[3 * m + 1] * y + k[3 * m + 2] * x + ph[m]);
+      return lo + (hi - lo) * (0.5 + s / (2.0 * w));
+    };
+  };
+  AnisoCase c;
+  c.kind = kind;
+  const auto eps = smooth(0.0, o.eps_max), gap = smooth(0.0, o.gap_max);
+  c.epsilon = eps;
+  c.delta = [=](int z, int y, int x) { return eps(z, y, x) - gap(z, y, x); };
+  c.theta = smooth(0.0, o.theta_max);
+  c.phi = smooth(0.0, 360.0);
+  return c;
 }
 
 }  // namespace seisfd::test

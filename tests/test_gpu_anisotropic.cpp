@@ -1,7 +1,9 @@
 // Every registered VTI/TTI variant against the CPU reference (fp64) after 500 steps, on a
-// heterogeneous tilted medium with sponge and free surface; and the naive throughput at 512^3
-// order 8 when SEISFD_ANISO_BENCH=1. Skips visibly without a device, fails under
-// SEISFD_REQUIRE_GPU=1.
+// heterogeneous tilted medium with sponge and free surface, and (VTI) with CPML and free
+// surface; the GPU adjoint (dot test in fp32, and against the CPU adjoint) for VTI and TTI at
+// orders 4, 8 and 16; VTI CPML stability over 20,000 steps; the refusals (TTI with CPML, the
+// adjoint with CPML); and the naive throughput at 512^3 order 8 (disabled, run by
+// scripts/device_aniso.sh). Skips visibly without a device, fails under SEISFD_REQUIRE_GPU=1.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 
 #include "kernels/cuda_backend.hpp"
 #include "kernels/reference/aniso_engine.hpp"
@@ -24,10 +27,10 @@
 namespace seisfd {
 namespace {
 
-std::vector<std::string> aniso_variant_names() {
+std::vector<std::string> aniso_variant_names(bool tti = true) {
   std::vector<std::string> n;
   for (const auto& v : kernel_registry())
-    if (v.physics == "vti" || v.physics == "tti") n.push_back(v.name);
+    if (v.physics == "vti" || (tti && v.physics == "tti")) n.push_back(v.name);
   return n;
 }
 
@@ -66,9 +69,10 @@ struct AnisoShot {
   int nt = 501;
 };
 
-AnisoShot aniso_shot(AnisoKind kind, int order) {
-  AnisoShot s{test::homogeneous(test::cube_grid(36, 30, 28, 10.0), test::sponge(16, true), order,
-                                2000.0, 0.9)};
+AnisoShot aniso_shot(AnisoKind kind, int order, const BoundaryConfig& b = test::sponge(16, true),
+                     int nt = 501) {
+  AnisoShot s{test::homogeneous(test::cube_grid(36, 30, 28, 10.0), b, order, 2000.0, 0.9),
+              {}, {}, {}, {}, nt};
   test::Problem& p = s.p;
   const Layout& l = p.grid.layout();
   for (int z = 0; z < l.nz; ++z)
@@ -125,6 +129,183 @@ INSTANTIATE_TEST_SUITE_P(Registry, GpuAniso, ::testing::ValuesIn(aniso_variant_n
                              if (c == '/') c = '_';
                            return n;
                          });
+
+// VTI with CPML on five faces and the free surface on top: traces after 500 steps, and the
+// whole field (layers included) at step 250 while the pulse is crossing the layers, against
+// the CPU reference in fp64. The field check is what sees the CPML corrections: the traces only
+// see their -80 dB reflection. (TTI refuses CPML: kernels/cpml.hpp.)
+class GpuAnisoCpml : public ::testing::TestWithParam<std::string> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuAnisoCpml);
+
+std::vector<double> whole_field(WaveEngine& e) {
+  const Layout& l = e.spec().layout;
+  const int lo[3] = {0, 0, 0}, hi[3] = {l.nz, l.ny, l.nx}, dec[3] = {1, 1, 1};
+  std::vector<float> f;
+  e.copy_field(lo, hi, dec, f);
+  return std::vector<double>(f.begin(), f.end());
+}
+
+TEST_P(GpuAnisoCpml, MatchesCpuReference) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  for (int nt : {251, 501}) {
+    AnisoShot s = aniso_shot(AnisoKind::kVti, v->order, test::cpml(16, 16, true), nt);
+    reference::AnisoCpuEngine<double> cpu(s.p.spec, s.m, s.p.dt);
+    const auto ref = apply_forward(cpu, s.S, s.w, s.R, s.nt);
+    auto gpu = make_cuda_aniso_engine(s.p.spec, s.m, s.p.dt, v->name, 0);
+    const auto got = apply_forward(*gpu, s.S, s.w, s.R, s.nt);
+    const double traces = test::rel_l2(got, ref);
+    const double field = test::rel_l2(whole_field(*gpu), whole_field(cpu));
+    std::printf("[gpu-aniso-cpml] %-18s %d steps: traces %.2e, whole field %.2e (vs cpu fp64)\n",
+                v->name.c_str(), nt - 1, traces, field);
+    EXPECT_LE(traces, tol::kCpuGpuL2) << nt - 1 << " steps";
+    if (nt == 251) {
+      EXPECT_LE(field, tol::kCpuGpuL2) << "field while the pulse is in the layers";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoCpml, ::testing::ValuesIn(aniso_variant_names(false)),
+                         [](const auto& i) {
+                           std::string n = i.param;
+                           for (char& c : n)
+                             if (c == '/') c = '_';
+                           return n;
+                         });
+
+// The GPU adjoint: <F s, d> = <s, F* d> with both operators on the device in fp32 (injection
+// and recording included), and F* d against the CPU engine's transposed update in fp64, on the
+// smooth random media of the CPU dot tests.
+//
+// Two data vectors. Pure noise d makes <F s, d> a sum with cancellation: here |F s| |d| is 40 to
+// 100 times |<F s, d>|, and that factor multiplies the fp32 rounding of each side (1-2e-5
+// against fp64 for the CPU fp32 engine and the GPU alike, vti o16: CPU fp32 6.3e-6, GPU 2.0e-5
+// relative mismatch). So the asserted dot test takes d = F s + noise of the same energy: the
+// identity holds for every d, the noise keeps d generic, and the mismatch measures the
+// adjoint's rounding rather than the cancellation. The pure-noise mismatch is printed with its
+// cancellation factor.
+struct GpuDotCase {
+  AnisoKind kind;
+  int order;
+  bool free_surface;  // sponge + free surface, else no boundary
+};
+
+class GpuAnisoAdjoint : public ::testing::TestWithParam<GpuDotCase> {};
+
+TEST_P(GpuAnisoAdjoint, DotTestAndMatchesCpuAdjoint) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const GpuDotCase dc = GetParam();
+  const BoundaryConfig b = dc.free_surface ? test::sponge(5, true) : test::no_boundary();
+  auto p = test::homogeneous(test::cube_grid(22, 18, 16, 10.0), b, dc.order, 2000.0, 0.9);
+  std::mt19937 rng(17 + dc.order);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (auto& v : p.velocity) v = static_cast<float>(1500.0 + 1500.0 * u(rng));
+  const AnisoModel m = test::make_aniso_model(p, test::smooth_random_case(dc.kind, rng));
+  p.dt = 0.9 * stability_limit(3000.0 * std::sqrt(1.6), dc.order / 2, p.spec.h);
+  const int nt = 150;
+  const std::vector<Vec3> src{{61.3, 83.7, 40.2}, {150.0, 60.0, 100.0}};
+  const std::vector<Vec3> rec{
+      {5.5, 10.0, 0.0}, {101.0, 55.0, 4.0}, {200.0, 170.0, 150.0}, {120.4, 90.1, 70.7}};
+  const auto S = make_points(p.grid, p.spec, src, PointInterp::kSinc, PointRole::kSource);
+  const auto R = make_points(p.grid, p.spec, rec, PointInterp::kSinc, PointRole::kReceiver);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<double> sv(src.size() * nt), noise(rec.size() * nt);
+  for (auto& x : sv) x = g(rng);
+  for (auto& x : noise) x = g(rng);
+  const std::string name =
+      std::string(aniso_name(dc.kind)) + "/o" + std::to_string(dc.order) + "/naive";
+  auto fwd = make_cuda_aniso_engine(p.spec, m, p.dt, name, 0);
+  const auto Fs = apply_forward(*fwd, S, sv, R, nt);
+  const double rms = std::sqrt(test::dot(Fs, Fs) / static_cast<double>(Fs.size()));
+  std::vector<double> mixed(Fs.size());
+  for (size_t k = 0; k < Fs.size(); ++k) mixed[k] = Fs[k] + rms * noise[k];
+  double rel[2], cancel[2];
+  std::vector<double> Ftd[2];
+  const std::vector<double>* data[2] = {&mixed, &noise};
+  for (int k = 0; k < 2; ++k) {
+    auto adj = make_cuda_aniso_engine(p.spec, m, p.dt, name, 0);
+    Ftd[k] = apply_adjoint(*adj, R, *data[k], S, nt);
+    const double lhs = test::dot(Fs, *data[k]), rhs = test::dot(sv, Ftd[k]);
+    rel[k] = std::fabs(lhs - rhs) / std::max(std::fabs(lhs), std::fabs(rhs));
+    cancel[k] = std::sqrt(test::dot(Fs, Fs) * test::dot(*data[k], *data[k])) / std::fabs(lhs);
+    EXPECT_GT(std::fabs(lhs), 0.0);
+  }
+  reference::AnisoCpuEngine<double> cpu(p.spec, m, p.dt);
+  const double vs_cpu = test::rel_l2(Ftd[1], apply_adjoint(cpu, R, noise, S, nt));
+  std::printf(
+      "[gpu-aniso-adjoint] %-14s %-9s dot test d = Fs + noise %.2e (cancellation %.1f), "
+      "d = noise %.2e (cancellation %.1f); F*(noise) vs cpu fp64 %.2e\n",
+      name.c_str(), dc.free_surface ? "sponge+fs" : "none", rel[0], cancel[0], rel[1], cancel[1],
+      vs_cpu);
+  EXPECT_LE(rel[0], tol::kDotFp32);
+  EXPECT_LE(vs_cpu, tol::kCpuGpuL2);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Orders, GpuAnisoAdjoint,
+    ::testing::Values(GpuDotCase{AnisoKind::kVti, 4, false}, GpuDotCase{AnisoKind::kVti, 8, true},
+                      GpuDotCase{AnisoKind::kVti, 16, false}, GpuDotCase{AnisoKind::kTti, 4, true},
+                      GpuDotCase{AnisoKind::kTti, 8, false}, GpuDotCase{AnisoKind::kTti, 8, true},
+                      GpuDotCase{AnisoKind::kTti, 16, true}),
+    [](const auto& i) {
+      return std::string(aniso_name(i.param.kind)) + "_o" + std::to_string(i.param.order) +
+             (i.param.free_surface ? "_freesurf" : "_none");
+    });
+
+// The CUDA engine refuses TTI with CPML, and the adjoint with CPML, like the CPU engine.
+TEST(GpuAnisoCpmlRefusals, TtiAndAdjoint) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  auto p = test::homogeneous(test::cube_grid(10, 10, 10, 10.0), test::cpml(6, 20), 4, 2000, 0.5);
+  test::AnisoCase c;
+  c.kind = AnisoKind::kTti;
+  EXPECT_THROW(make_cuda_aniso_engine(p.spec, test::make_aniso_model(p, c), p.dt, "tti/o4/naive"),
+               std::invalid_argument);
+  c.kind = AnisoKind::kVti;
+  auto e = make_cuda_aniso_engine(p.spec, test::make_aniso_model(p, c), p.dt, "vti/o4/naive", 0);
+  EXPECT_THROW(e->set_adjoint(true), std::invalid_argument);
+}
+
+// VTI, CPML on all six faces, 20,000 steps at Courant 0.9 of the anisotropic bound, order 8,
+// on the smooth random medium of tests/test_anisotropic.cpp's stability test: the energy of p
+// falls once the wave has left and does not grow afterwards (the criteria of
+// tests/test_cpml_aniso.cpp).
+TEST(GpuAnisoCpmlStability, VtiTwentyThousandSteps) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  constexpr int kSteps = 20000, kEvery = 100;
+  for (AnisoKind kind : {AnisoKind::kVti}) {
+    const double f = 25;
+    auto p = test::homogeneous(test::cube_grid(48, 48, 48, 10.0), test::cpml(10, f), 8, 2000, 0.9);
+    std::mt19937 rng(29);
+    const AnisoModel m =
+        test::make_aniso_model(p, test::smooth_random_case(kind, rng, {0.35, 0.25, 60, 0.4, 4}));
+    p.dt = 0.9 * stability_limit(2000.0 * std::sqrt(1.7), 4, p.spec.h);
+    auto e = make_cuda_aniso_engine(p.spec, m, p.dt, std::string(aniso_name(kind)) + "/o8/naive");
+    SourceConfig sc;
+    sc.frequency = f;
+    const int nt_src = static_cast<int>(3.0 / f / p.dt) + 1;
+    e->set_injection(
+        make_points(p.grid, p.spec, {{237, 223, 251}}, PointInterp::kSinc, PointRole::kSource),
+        make_wavelet(sc, p.dt, nt_src), nt_src);
+    std::vector<double> energy;
+    for (int n = 0; n < kSteps; ++n) {
+      e->step(n);
+      if ((n + 1) % kEvery == 0) energy.push_back(e->diagnostics().sum_sq);
+    }
+    const double peak = *std::max_element(energy.begin(), energy.end());
+    const size_t half = energy.size() / 2;
+    const double late = *std::max_element(energy.begin() + half, energy.end());
+    std::printf(
+        "[gpu-aniso-cpml stability] %s 20000 steps: peak %.3e, after 1000 steps %.3e, at step "
+        "10000 %.3e, max over steps 10000-20000 %.3e, final %.3e\n",
+        aniso_name(kind), peak, energy[9], energy[half - 1], late, energy.back());
+    for (double x : energy) ASSERT_TRUE(std::isfinite(x));
+    EXPECT_LT(energy[9], 0.1 * peak) << "not absorbed after 1000 steps";
+    EXPECT_LT(late, 1e-5 * peak) << "energy over the second half";
+    EXPECT_LE(late, energy[half - 1]) << "grew during the second half";
+    EXPECT_LE(energy.back(), energy[half - 1]) << "late-time growth";
+  }
+}
 
 // Host-only: the registry lists the anisotropic baselines for orders 4, 8, 12 and 16 with a
 // launch function of their kind (CUDA builds).

@@ -2,16 +2,23 @@
 // (two time levels each, the new one overwriting the oldest), the per-cell coefficients, and a
 // registry variant (vti/oN/*, tti/oN/*) for the stencil update. Injection (into p and q),
 // free-surface mirroring and recording (of p) are small kernels of this file; diagnostics and
-// field copies go through the host. Forward only: the transposed update (the exact adjoint)
-// is the CPU engine's (kernels/reference/aniso_engine.hpp).
+// field copies run on the device (field_ops). CPML (VTI only; TTI refuses it, kernels/cpml.hpp):
+// the boundary kernels of kernels/cuda/cpml.cu in their coupled form around the variant (x, y
+// driven by p, z by q). set_adjoint(true): the transposed update of the CPU
+// engine (kernels/reference/anisotropic.hpp) as a pointwise pre-pass X = E p + D q,
+// Y = D p + q into scratch, then the naive stencil kernels in their transposed mode
+// (fp = H_0 X, fq = H_z Y); injection into p only, recording of p + q.
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <stdexcept>
 
 #include "kernels/anisotropy.hpp"
+#include "kernels/cpml.hpp"
+#include "kernels/cuda/aniso_naive.hpp"
 #include "kernels/cuda/buffer.hpp"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/cpml.hpp"
 #include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"
@@ -30,14 +37,56 @@ __global__ void aniso_inject_kernel(float* p, float* q, const int64_t* index, co
   if (q) atomicAdd(&q[index[e]], v);
 }
 
-__global__ void aniso_record_kernel(const float* p, const int64_t* offset, const int64_t* index,
-                                    const float* weight, float* out, int npoints, int nt, int n) {
+// Records p, or p + q when q is not null (the adjoint).
+__global__ void aniso_record_kernel(const float* p, const float* q, const int64_t* offset,
+                                    const int64_t* index, const float* weight, float* out,
+                                    int npoints, int nt, int n) {
   const int pt = blockIdx.x * blockDim.x + threadIdx.x;
   if (pt >= npoints) return;
   float acc = 0;
-  for (int64_t k = offset[pt]; k < offset[pt + 1]; ++k) acc += weight[k] * p[index[k]];
+  for (int64_t k = offset[pt]; k < offset[pt + 1]; ++k) {
+    const int64_t i = index[k];
+    acc += weight[k] * (q ? p[i] + q[i] : p[i]);
+  }
   out[static_cast<int64_t>(pt) * nt + n] = acc;
 }
+
+// The adjoint's pre-pass over the updated region: X = E p + D q, Y = D p + q (the fields the
+// transposed update's stencils act on; zero elsewhere, as allocated).
+__global__ void aniso_transpose_prepass_kernel(const float* p, const float* q, const float* E,
+                                               const float* D, float* X, float* Y, Layout l,
+                                               int z0, int y0, int x0, int nz, int ny, int nx) {
+  const int x = x0 + blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = y0 + blockIdx.y * blockDim.y + threadIdx.y;
+  const int z = z0 + blockIdx.z * blockDim.z + threadIdx.z;
+  if (x >= x0 + nx || y >= y0 + ny || z >= z0 + nz) return;
+  const int64_t i = l.idx(z, y, x);
+  const float pc = p[i], qc = q[i], e = E[i], d = D[i];
+  X[i] = e * pc + d * qc;
+  Y[i] = d * pc + qc;
+}
+
+using TransposedFn = void (*)(const StepSpec&, const AnisoFields&, const float*, const float*,
+                              void*);
+// Indexed by the radius R = 1..8.
+constexpr TransposedFn kVtiT[] = {nullptr,
+                                  launch_vti_naive_transposed<1>,
+                                  launch_vti_naive_transposed<2>,
+                                  launch_vti_naive_transposed<3>,
+                                  launch_vti_naive_transposed<4>,
+                                  launch_vti_naive_transposed<5>,
+                                  launch_vti_naive_transposed<6>,
+                                  launch_vti_naive_transposed<7>,
+                                  launch_vti_naive_transposed<8>};
+constexpr TransposedFn kTtiT[] = {nullptr,
+                                  launch_tti_naive_transposed<1>,
+                                  launch_tti_naive_transposed<2>,
+                                  launch_tti_naive_transposed<3>,
+                                  launch_tti_naive_transposed<4>,
+                                  launch_tti_naive_transposed<5>,
+                                  launch_tti_naive_transposed<6>,
+                                  launch_tti_naive_transposed<7>,
+                                  launch_tti_naive_transposed<8>};
 
 // Pressure release: the surface row is zero, the rows above hold the odd mirror.
 __global__ void aniso_mirror_kernel(float* f, Layout l, int surface, int radius) {
@@ -68,6 +117,10 @@ class CudaAnisoEngine final : public WaveEngine {
     if (const int64_t bad = count_delta_above_epsilon(m))
       throw std::invalid_argument("cuda aniso engine: " + std::to_string(bad) +
                                   " cells have delta > epsilon");
+    if (spec.cpml_on() && m.kind == AnisoKind::kTti)
+      throw std::invalid_argument(std::string("cuda aniso engine: ") + kTtiCpmlRefusal);
+    if (spec.cpml_on() && spec.sponge_on())
+      throw std::invalid_argument("cuda aniso engine: CPML and sponge damping on the same layers");
     std::vector<float> vdt2(n), E(n), D(n);
     vdt2_host_.resize(n);
     for (int64_t i = 0; i < n; ++i) {
@@ -105,6 +158,7 @@ class CudaAnisoEngine final : public WaveEngine {
       for (int a = 0; a < 3; ++a) n_[a] = upload(axis[a]);
       for (auto& g : g_) g = upload(zeros);
     }
+    if (spec.cpml_on()) cpml_ = std::make_unique<cuda::CpmlBoundary>(spec, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
   }
 
@@ -112,9 +166,21 @@ class CudaAnisoEngine final : public WaveEngine {
   const StepSpec& spec() const override { return spec_; }
 
   void set_adjoint(bool on) override {
-    if (on)
-      throw std::invalid_argument(std::string("adjoint: the cuda backend has no transposed ") +
-                                  aniso_name(kind_) + " update yet; use kernel.backend = \"cpu\"");
+    if (on && cpml_)
+      throw std::invalid_argument(
+          "adjoint: not implemented for boundary.type = \"cpml\" (exact for \"sponge\" and "
+          "\"none\")");
+    // The transposed update exists for the naive stencils (aniso_naive.hpp).
+    if (on && variant_.technique != "naive")
+      throw std::invalid_argument("adjoint: variant " + variant_.name +
+                                  " has no transposed update; use " + aniso_name(kind_) + "/o" +
+                                  std::to_string(2 * spec_.radius) + "/naive");
+    if (on && x_.size() == 0) {
+      const std::vector<float> zeros(spec_.layout.size(), 0.0f);
+      x_ = upload(zeros);
+      y_ = upload(zeros);
+    }
+    adjoint_ = on;
   }
 
   void set_injection(const SparsePoints& pts, const std::vector<double>& traces, int nt) override {
@@ -158,27 +224,34 @@ class CudaAnisoEngine final : public WaveEngine {
     f.D = D_.get();
     for (int a = 0; a < 3; ++a) f.n[a] = n_[a].get();
     for (int a = 0; a < 6; ++a) f.g[a] = g_[a].get();
-    variant_.launch_aniso(spec_, f, nullptr);
+    if (!adjoint_) {
+      // CPML (kernels/cpml.hpp): x and y driven by p, z by q; next_p += vdt2 [E (c_x + c_y) +
+      // D c_z], next_q += vdt2 [D (c_x + c_y) + c_z].
+      const float* src[3] = {f.q_cur, f.p_cur, f.p_cur};
+      if (cpml_) cpml_->launch_psi(src, nullptr);
+      variant_.launch_aniso(spec_, f, nullptr);
+      if (cpml_) {
+        const float* wp[3] = {f.D, f.E, f.E};
+        const float* wq[3] = {nullptr, f.D, f.D};
+        cpml_->launch_correct(src, f.vdt2, f.p_next, wp, f.q_next, wq, nullptr);
+      }
+    } else {
+      step_transposed(f);
+    }
     std::swap(p_[0], p_[1]);
     std::swap(q_[0], q_[1]);
     if (n < nt_inj_ && inj_count_ > 0) {
       aniso_inject_kernel<<<(inj_count_ + 127) / 128, 128>>>(
-          p_[1].get(), q_[1].get(), inj_index_.get(), inj_point_.get(), inj_coef_.get(),
-          inj_traces_.get(), nt_inj_, n, inj_count_);
+          p_[1].get(), adjoint_ ? nullptr : q_[1].get(), inj_index_.get(), inj_point_.get(),
+          inj_coef_.get(), inj_traces_.get(), nt_inj_, n, inj_count_);
       CUDA_CHECK_LAUNCH();
     }
-    if (spec_.free_surface) {
-      const Layout& l = spec_.layout;
-      const dim3 b(32, 8), g((l.nx + 31) / 32, (l.ny + 7) / 8);
-      for (auto* fld : {p_[1].get(), q_[1].get()}) {
-        aniso_mirror_kernel<<<g, b>>>(fld, l, spec_.surface, spec_.radius);
-        CUDA_CHECK_LAUNCH();
-      }
-    }
+    if (spec_.free_surface)
+      for (auto* fld : {p_[1].get(), q_[1].get()}) mirror(fld);
     if (n + 1 < nt_rec_ && rec_n_ > 0) {
-      aniso_record_kernel<<<(rec_n_ + 127) / 128, 128>>>(p_[1].get(), rec_offset_.get(),
-                                                         rec_index_.get(), rec_weight_.get(),
-                                                         rec_out_.get(), rec_n_, nt_rec_, n + 1);
+      aniso_record_kernel<<<(rec_n_ + 127) / 128, 128>>>(
+          p_[1].get(), adjoint_ ? q_[1].get() : nullptr, rec_offset_.get(), rec_index_.get(),
+          rec_weight_.get(), rec_out_.get(), rec_n_, nt_rec_, n + 1);
       CUDA_CHECK_LAUNCH();
     }
   }
@@ -213,6 +286,32 @@ class CudaAnisoEngine final : public WaveEngine {
   void synchronize() override { CUDA_CHECK(cudaDeviceSynchronize()); }
 
  private:
+  void mirror(float* fld) {
+    const Layout& l = spec_.layout;
+    const dim3 b(32, 8), g((l.nx + 31) / 32, (l.ny + 7) / 8);
+    aniso_mirror_kernel<<<g, b>>>(fld, l, spec_.surface, spec_.radius);
+    CUDA_CHECK_LAUNCH();
+  }
+
+  // X = E p + D q, Y = D p + q over the updated region (mirrored above a free surface, as the
+  // CPU engine does), then the stencils in transposed mode.
+  void step_transposed(const AnisoFields& f) {
+    const StepSpec& s = spec_;
+    const int n[3] = {s.end[0] - s.begin[0], s.end[1] - s.begin[1], s.end[2] - s.begin[2]};
+    const dim3 b(32, 4, 2);
+    const dim3 g((n[2] + 31) / 32, (n[1] + 3) / 4, (n[0] + 1) / 2);
+    aniso_transpose_prepass_kernel<<<g, b>>>(f.p_cur, f.q_cur, f.E, f.D, x_.get(), y_.get(),
+                                             s.layout, s.begin[0], s.begin[1], s.begin[2], n[0],
+                                             n[1], n[2]);
+    CUDA_CHECK_LAUNCH();
+    if (s.free_surface) {
+      mirror(x_.get());
+      mirror(y_.get());
+    }
+    const TransposedFn fn = (kind_ == AnisoKind::kTti ? kTtiT : kVtiT)[s.radius];
+    fn(s, f, x_.get(), y_.get(), nullptr);
+  }
+
   StepSpec spec_;
   AnisoKind kind_;
   KernelVariant variant_;
@@ -222,6 +321,9 @@ class CudaAnisoEngine final : public WaveEngine {
   cuda::DeviceBuffer<int> inj_point_;
   cuda::DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_, box_;
   cuda::DeviceBuffer<cuda::DiagAccum> diag_;
+  cuda::DeviceBuffer<float> x_, y_;  // adjoint: X and Y
+  std::unique_ptr<cuda::CpmlBoundary> cpml_;
+  bool adjoint_ = false;
   int inj_count_ = 0, nt_inj_ = 0, rec_n_ = 0, nt_rec_ = 0;
 };
 

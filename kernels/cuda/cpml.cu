@@ -51,10 +51,18 @@ __global__ void cpml_psi_kernel(SlabParams<R> p, const float* __restrict__ cur,
   psi[k] = p.b[j] * psi[k] + p.a[j] * d1;
 }
 
-template <int R>
+// The second target of the coupled (VTI/TTI) form; unused by the acoustic instantiation.
+struct CoupledTargets {
+  const float* wa = nullptr;  // weight of next's correction (null: 1)
+  float* next_b = nullptr;
+  const float* wb = nullptr;  // weight of next_b's correction (null: 1)
+};
+
+template <int R, bool kCoupled>
 __global__ void cpml_correct_kernel(SlabParams<R> p, const float* __restrict__ cur,
                                     const float* __restrict__ psi, float* __restrict__ zeta,
-                                    const float* __restrict__ vdt2, float* next) {
+                                    const float* __restrict__ vdt2, float* next,
+                                    CoupledTargets t) {
   const int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= p.n) return;
   int64_t i;
@@ -73,7 +81,13 @@ __global__ void cpml_correct_kernel(SlabParams<R> p, const float* __restrict__ c
   }
   const float z = p.b[j] * zeta[k] + p.a[j] * (d2 + dpsi);
   zeta[k] = z;
-  next[i] += vdt2[i] * (dpsi + z);
+  const float c = vdt2[i] * (dpsi + z);
+  if constexpr (!kCoupled) {
+    next[i] += c;
+  } else {
+    next[i] += t.wa ? t.wa[i] * c : c;
+    t.next_b[i] += t.wb ? t.wb[i] * c : c;
+  }
 }
 
 template <int R>
@@ -112,16 +126,20 @@ void psi_r(const StepSpec& s, const CpmlSlab& sl, const float* a, const float* b
 template <int R>
 void correct_r(const StepSpec& s, const CpmlSlab& sl, const float* a, const float* b,
                const float* cur, const float* psi, float* zeta, const float* vdt2, float* next,
-               cudaStream_t st) {
+               const CoupledTargets& t, cudaStream_t st) {
   const auto p = make_params<R>(s, sl, a, b);
-  cpml_correct_kernel<R><<<blocks(p.n), kBlock, 0, st>>>(p, cur, psi, zeta, vdt2, next);
+  if (t.next_b)
+    cpml_correct_kernel<R, true><<<blocks(p.n), kBlock, 0, st>>>(p, cur, psi, zeta, vdt2, next, t);
+  else
+    cpml_correct_kernel<R, false><<<blocks(p.n), kBlock, 0, st>>>(p, cur, psi, zeta, vdt2, next, t);
   CUDA_CHECK_LAUNCH();
 }
 
 using PsiFn = void (*)(const StepSpec&, const CpmlSlab&, const float*, const float*, const float*,
                        float*, cudaStream_t);
 using CorrectFn = void (*)(const StepSpec&, const CpmlSlab&, const float*, const float*,
-                           const float*, const float*, float*, const float*, float*, cudaStream_t);
+                           const float*, const float*, float*, const float*, float*,
+                           const CoupledTargets&, cudaStream_t);
 // Indexed by the radius R = 1..8.
 constexpr PsiFn kPsi[] = {nullptr,  psi_r<1>, psi_r<2>, psi_r<3>, psi_r<4>,
                           psi_r<5>, psi_r<6>, psi_r<7>, psi_r<8>};
@@ -157,9 +175,14 @@ CpmlBoundary::CpmlBoundary(const StepSpec& spec, cudaStream_t s) : spec_(spec) {
 }
 
 void CpmlBoundary::launch_psi(const float* cur, cudaStream_t st) {
+  const float* src[3] = {cur, cur, cur};
+  launch_psi(src, st);
+}
+
+void CpmlBoundary::launch_psi(const float* const src[3], cudaStream_t st) {
   for (int ax = 0; ax < 3; ++ax) {
     if (!on_[ax]) continue;
-    kPsi[spec_.radius](spec_, slab_[ax], a_[ax].get(), b_[ax].get(), cur, psi_[ax].get(), st);
+    kPsi[spec_.radius](spec_, slab_[ax], a_[ax].get(), b_[ax].get(), src[ax], psi_[ax].get(), st);
   }
 }
 
@@ -169,7 +192,19 @@ void CpmlBoundary::launch_correct(const float* cur, const float* vdt2, float* ne
   for (int ax = 0; ax < 3; ++ax) {
     if (!on_[ax]) continue;
     kCorrect[spec_.radius](spec_, slab_[ax], a_[ax].get(), b_[ax].get(), cur, psi_[ax].get(),
-                           zeta_[ax].get(), vdt2, next, st);
+                           zeta_[ax].get(), vdt2, next, CoupledTargets{}, st);
+  }
+}
+
+void CpmlBoundary::launch_correct(const float* const src[3], const float* vdt2, float* next_a,
+                                  const float* const wa[3], float* next_b,
+                                  const float* const wb[3], cudaStream_t st) {
+  if (!next_b) throw std::invalid_argument("cpml: the coupled correction needs two fields");
+  for (int ax = 0; ax < 3; ++ax) {
+    if (!on_[ax]) continue;
+    const CoupledTargets t{wa[ax], next_b, wb[ax]};
+    kCorrect[spec_.radius](spec_, slab_[ax], a_[ax].get(), b_[ax].get(), src[ax], psi_[ax].get(),
+                           zeta_[ax].get(), vdt2, next_a, t, st);
   }
 }
 

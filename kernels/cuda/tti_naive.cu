@@ -21,16 +21,18 @@ __device__ __forceinline__ float d1(const float* f, int64_t i, int at, int n, in
   return acc;
 }
 
-// Cross-term intermediates g_i = n_i sum_{j != i} n_j D1_j f of p and q, on every cell.
+// Cross-term intermediates g_i = n_i sum_{j != i} n_j D1_j f of u and w (p and q forward, X and
+// Y transposed), on every cell.
 template <int R>
-__global__ void tti_cross_kernel(cuda::AnisoParams<R> p, AnisoFields f) {
+__global__ void tti_cross_kernel(cuda::AnisoParams<R> p, AnisoFields f, const float* u,
+                                 const float* w) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   const int z = blockIdx.z * blockDim.z + threadIdx.z;
   if (x >= p.l.nx || y >= p.l.ny || z >= p.l.nz) return;
   const int64_t i = p.l.idx(z, y, x);
   const float nz = f.n[0][i], ny = f.n[1][i], nx = f.n[2][i];
-  const float* src[2] = {f.p_cur, f.q_cur};
+  const float* src[2] = {u, w};
 #pragma unroll
   for (int s = 0; s < 2; ++s) {
     const float tz = d1<R>(src[s], i, z, p.l.nz, p.l.sz, p.w1[0]);
@@ -87,41 +89,50 @@ __device__ __forceinline__ float tti_hz(const cuda::AnisoParams<R>& p, const Ani
   return acc;
 }
 
-template <int R>
-__global__ void tti_update_kernel(cuda::AnisoParams<R> p, AnisoFields f) {
+// kT: the transposed update (aniso_naive.hpp): stencils on u = X and w = Y, fp = H_0 X,
+// fq = H_z Y. Forward: u = p_cur, w = q_cur with the coupling weights.
+template <int R, bool kT>
+__global__ void tti_update_kernel(cuda::AnisoParams<R> p, AnisoFields f, const float* u,
+                                  const float* w) {
   const int x = p.begin[2] + blockIdx.x * blockDim.x + threadIdx.x;
   const int y = p.begin[1] + blockIdx.y * blockDim.y + threadIdx.y;
   const int z = p.begin[0] + blockIdx.z * blockDim.z + threadIdx.z;
   if (x >= p.end[2] || y >= p.end[1] || z >= p.end[0]) return;
   const int64_t i = p.l.idx(z, y, x);
   const float pc = f.p_cur[i], qc = f.q_cur[i];
+  const float uc = u[i];
   // Differences first (f+ - 2 f + f-): less cancellation in fp32 than c0 f + sum w (f+ + f-).
   float lap = 0;
 #pragma unroll
   for (int k = 1; k <= R; ++k) {
-    lap += p.w2[0][k] * (f.p_cur[i + k * p.l.sz] - 2.0f * pc + f.p_cur[i - k * p.l.sz]);
-    lap += p.w2[1][k] * (f.p_cur[i + k * p.l.sy] - 2.0f * pc + f.p_cur[i - k * p.l.sy]);
-    lap += p.w2[2][k] * (f.p_cur[i + k] - 2.0f * pc + f.p_cur[i - k]);
+    lap += p.w2[0][k] * (u[i + k * p.l.sz] - 2.0f * uc + u[i - k * p.l.sz]);
+    lap += p.w2[1][k] * (u[i + k * p.l.sy] - 2.0f * uc + u[i - k * p.l.sy]);
+    lap += p.w2[2][k] * (u[i + k] - 2.0f * uc + u[i - k]);
   }
-  const float hzp = tti_hz<R>(p, f, f.p_cur, f.g, i);
-  const float hzq = tti_hz<R>(p, f, f.q_cur, f.g + 3, i);
+  const float hzp = tti_hz<R>(p, f, u, f.g, i);
+  const float hzq = tti_hz<R>(p, f, w, f.g + 3, i);
   const float h0 = lap - hzp;
-  const float E = f.E[i], D = f.D[i], v = f.vdt2[i];
-  const float pn = cuda::leapfrog(p.sponge, z, y, x, pc, f.p_prev[i], v, E * h0 + D * hzq);
-  const float qn = cuda::leapfrog(p.sponge, z, y, x, qc, f.q_prev[i], v, D * h0 + hzq);
+  const float v = f.vdt2[i];
+  float fp = h0, fq = hzq;
+  if constexpr (!kT) {
+    const float E = f.E[i], D = f.D[i];
+    fp = E * h0 + D * hzq;
+    fq = D * h0 + hzq;
+  }
+  const float pn = cuda::leapfrog(p.sponge, z, y, x, pc, f.p_prev[i], v, fp);
+  const float qn = cuda::leapfrog(p.sponge, z, y, x, qc, f.q_prev[i], v, fq);
   f.p_next[i] = pn;
   f.q_next[i] = qn;
 }
 
-}  // namespace
-
-template <int R>
-void launch_tti_naive(const StepSpec& s, const AnisoFields& f, void* stream) {
+template <int R, bool kT>
+void launch_tti(const StepSpec& s, const AnisoFields& f, const float* u, const float* w,
+                void* stream) {
   const auto p = cuda::AnisoParams<R>::from(s);
   const auto st = static_cast<cudaStream_t>(stream);
   const dim3 block(32, 4, 2);
   const dim3 all((s.layout.nx + 31) / 32, (s.layout.ny + 3) / 4, (s.layout.nz + 1) / 2);
-  tti_cross_kernel<R><<<all, block, 0, st>>>(p, f);
+  tti_cross_kernel<R><<<all, block, 0, st>>>(p, f, u, w);
   CUDA_CHECK_LAUNCH();
   if (s.free_surface) {
     const dim3 b2(32, 8);
@@ -129,17 +140,46 @@ void launch_tti_naive(const StepSpec& s, const AnisoFields& f, void* stream) {
         <<<dim3((s.layout.nx + 31) / 32, (s.layout.ny + 7) / 8), b2, 0, st>>>(p, f);
     CUDA_CHECK_LAUNCH();
   }
-  tti_update_kernel<R><<<cuda::region_grid(s, block), block, 0, st>>>(p, f);
+  tti_update_kernel<R, kT><<<cuda::region_grid(s, block), block, 0, st>>>(p, f, u, w);
   CUDA_CHECK_LAUNCH();
 }
 
+}  // namespace
+
+template <int R>
+void launch_tti_naive(const StepSpec& s, const AnisoFields& f, void* stream) {
+  launch_tti<R, false>(s, f, f.p_cur, f.q_cur, stream);
+}
+
+template <int R>
+void launch_tti_naive_transposed(const StepSpec& s, const AnisoFields& f, const float* x,
+                                 const float* y, void* stream) {
+  launch_tti<R, true>(s, f, x, y, stream);
+}
+
 template void launch_tti_naive<1>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive_transposed<1>(const StepSpec&, const AnisoFields&, const float*,
+                                                const float*, void*);
 template void launch_tti_naive<2>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive_transposed<2>(const StepSpec&, const AnisoFields&, const float*,
+                                                const float*, void*);
 template void launch_tti_naive<3>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive_transposed<3>(const StepSpec&, const AnisoFields&, const float*,
+                                                const float*, void*);
 template void launch_tti_naive<4>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive_transposed<4>(const StepSpec&, const AnisoFields&, const float*,
+                                                const float*, void*);
 template void launch_tti_naive<5>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive_transposed<5>(const StepSpec&, const AnisoFields&, const float*,
+                                                const float*, void*);
 template void launch_tti_naive<6>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive_transposed<6>(const StepSpec&, const AnisoFields&, const float*,
+                                                const float*, void*);
 template void launch_tti_naive<7>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive_transposed<7>(const StepSpec&, const AnisoFields&, const float*,
+                                                const float*, void*);
 template void launch_tti_naive<8>(const StepSpec&, const AnisoFields&, void*);
+template void launch_tti_naive_transposed<8>(const StepSpec&, const AnisoFields&, const float*,
+                                                const float*, void*);
 
 }  // namespace seisfd

@@ -12,9 +12,10 @@ AnisoCpuEngine<T>::AnisoCpuEngine(const StepSpec& spec, const AnisoModel& m, dou
     : spec_(spec), kind_(m.kind), w_(spec) {
   const int64_t n = spec.layout.size();
   const std::string who = std::string("aniso engine (") + aniso_name(m.kind) + "): ";
-  if (spec.cpml_on())
-    throw std::invalid_argument(who + "boundary.type = \"cpml\" is not implemented for " +
-                                aniso_name(m.kind) + "; use \"sponge\" or \"none\"");
+  if (spec.cpml_on() && m.kind == AnisoKind::kTti)
+    throw std::invalid_argument(who + kTtiCpmlRefusal);
+  if (spec.cpml_on() && spec.sponge_on())
+    throw std::invalid_argument(who + "CPML and sponge damping on the same layers");
   const auto check = [&](const std::vector<float>& v, const char* what) {
     if (static_cast<int64_t>(v.size()) != n)
       throw std::invalid_argument(who + what + " has " + std::to_string(v.size()) +
@@ -70,6 +71,16 @@ AnisoCpuEngine<T>::AnisoCpuEngine(const StepSpec& spec, const AnisoModel& m, dou
   p_cur_.assign(n, T(0));
   q_prev_.assign(n, T(0));
   q_cur_.assign(n, T(0));
+  if (spec.cpml_on()) cpml_ = std::make_unique<CpmlState<T>>(spec);
+}
+
+template <class T>
+void AnisoCpuEngine<T>::set_adjoint(bool on) {
+  if (on && cpml_)
+    throw std::invalid_argument(
+        "adjoint: not implemented for boundary.type = \"cpml\" (exact for \"sponge\" and "
+        "\"none\")");
+  adjoint_ = on;
 }
 
 template <class T>
@@ -120,6 +131,9 @@ void AnisoCpuEngine<T>::update(const T* X, const T* Y) {
       mirror_intermediates(s, gy);
     }
   }
+  // CPML (forward only): x and y are driven by X = p, z by Y = q (kernels/cpml.hpp).
+  const T* cpml_src[3] = {Y, X, X};
+  if (cpml_) cpml_->update_psi(cpml_src);
   const bool sponge = s.sponge_on();
   const bool adjoint = adjoint_;
   T* pn = p_prev_.data();  // next overwrites prev in place
@@ -159,6 +173,12 @@ void AnisoCpuEngine<T>::update(const T* X, const T* Y) {
           qn[i] = (T(2) * qc[i] - (T(1) - g) * qn[i] + v * fq) / (T(1) + g);
         }
       }
+  if (cpml_) {
+    // next_p += vdt2 [E (c_x + c_y) + D c_z],  next_q += vdt2 [D (c_x + c_y) + c_z]
+    const T* wp[3] = {c_.D.data(), c_.E.data(), c_.E.data()};
+    const T* wq[3] = {nullptr, c_.D.data(), c_.D.data()};
+    cpml_->correct(cpml_src, c_.vdt2.data(), pn, wp, qn, wq);
+  }
 }
 
 template <class T>

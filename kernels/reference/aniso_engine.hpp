@@ -3,6 +3,9 @@
 // into p and q, records p, and reports p in copy_field and diagnostics. set_adjoint(true)
 // switches it to the transposed update (exact discrete adjoint, solver/operators.hpp): then it
 // injects into p only and records p + q.
+// CPML for VTI (kernels/cpml.hpp): one psi/zeta pair per axis, x and y driven by p and z by q,
+// the corrections weighted as the update weights the axis terms. TTI refuses CPML, and so
+// does the adjoint.
 #pragma once
 #include <memory>
 #include <vector>
@@ -10,13 +13,15 @@
 #include "kernels/anisotropy.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/reference/anisotropic.hpp"
+#include "kernels/reference/cpml.hpp"
 
 namespace seisfd::reference {
 
 template <class T>
 class AnisoCpuEngine final : public WaveEngine {
  public:
-  // Throws std::invalid_argument for CPML specs, wrong array sizes, or cells with delta > eps.
+  // Throws std::invalid_argument for CPML with TTI or with sponge damping, wrong array sizes,
+  // or cells with delta > eps.
   AnisoCpuEngine(const StepSpec& spec, const AnisoModel& model, double dt);
 
   std::string name() const override;
@@ -24,7 +29,7 @@ class AnisoCpuEngine final : public WaveEngine {
   void set_injection(const SparsePoints& points, const std::vector<double>& traces,
                      int nt) override;
   void set_recording(const SparsePoints& points, int nt) override;
-  void set_adjoint(bool on) override { adjoint_ = on; }
+  void set_adjoint(bool on) override;
   void step(int n) override;
   void copy_field(const int lo[3], const int hi[3], const int dec[3],
                   std::vector<float>& out) override;
@@ -49,6 +54,7 @@ class AnisoCpuEngine final : public WaveEngine {
   std::vector<T> p_prev_, p_cur_, q_prev_, q_cur_;
   std::vector<T> gx_[3], gy_[3];  // TTI cross intermediates of X and Y
   std::vector<T> r1_, r2_;        // adjoint: the fields the stencils act on
+  std::unique_ptr<CpmlState<T>> cpml_;
   SparsePoints inj_, rec_;
   std::vector<T> inj_coef_;
   std::vector<double> inj_traces_, recorded_;

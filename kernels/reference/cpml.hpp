@@ -1,7 +1,9 @@
 // CPU reference of the CPML correction (kernels/cpml.hpp has the equations), written directly
 // from them and templated on the real type. One step is
 //   update_psi(cur); plain update of next; correct(cur, vdt2, next)
-// where the plain update is acoustic_step with the sponge off.
+// where the plain update is acoustic_step with the sponge off. The VTI engine uses the
+// coupled form: update_psi(src) with src[d] the field axis d's term differentiates, and
+// correct(src, vdt2, next_p, wp, next_q, wq) adding vdt2 w[d] c_d to both fields.
 #pragma once
 #include <array>
 #include <vector>
@@ -36,9 +38,15 @@ class CpmlState {
 
   // psi_d[n] = b psi_d[n-1] + a D1_d cur, on every slab cell.
   void update_psi(const T* cur) {
+    const T* src[3] = {cur, cur, cur};
+    update_psi(src);
+  }
+  // The same with axis d driven by src[d].
+  void update_psi(const T* const src[3]) {
     for (int ax = 0; ax < 3; ++ax)
       if (on_[ax])
         for_slab(ax, [&](int64_t k, int64_t i, int j) {
+          const T* cur = src[ax];
           const int64_t st = stride(ax);
           T d1 = 0;
           for (int m = 1; m <= s_.radius; ++m)
@@ -50,9 +58,18 @@ class CpmlState {
   // zeta_d[n] = b zeta_d[n-1] + a (D2_d cur + D1_d psi_d); next += vdt2 (D1_d psi_d + zeta_d).
   // Axes one after another, so a cell in two layers gets both corrections in a fixed order.
   void correct(const T* cur, const T* vdt2, T* next) {
+    const T* src[3] = {cur, cur, cur};
+    const T* none[3] = {nullptr, nullptr, nullptr};
+    correct(src, vdt2, next, none, nullptr, none);
+  }
+  // The coupled form: axis d driven by src[d]; next_a += vdt2 wa[d] c_d and, when next_b is
+  // not null, next_b += vdt2 wb[d] c_d (per-cell weights; a null weight is 1).
+  void correct(const T* const src[3], const T* vdt2, T* next_a, const T* const wa[3], T* next_b,
+               const T* const wb[3]) {
     for (int ax = 0; ax < 3; ++ax)
       if (on_[ax])
         for_slab(ax, [&](int64_t k, int64_t i, int j) {
+          const T* cur = src[ax];
           const int64_t st = stride(ax);
           const CpmlSlab& sl = slab_[ax];
           const T* psi = psi_[ax].data();
@@ -67,7 +84,9 @@ class CpmlState {
           }
           T& z = zeta_[ax][k];
           z = b_[ax][j] * z + a_[ax][j] * (d2 + dpsi);
-          next[i] += vdt2[i] * (dpsi + z);
+          const T c = vdt2[i] * (dpsi + z);
+          next_a[i] += wa[ax] ? wa[ax][i] * c : c;
+          if (next_b) next_b[i] += wb[ax] ? wb[ax][i] * c : c;
         });
   }
 
