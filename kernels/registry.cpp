@@ -3,9 +3,12 @@
 #include <stdexcept>
 
 #if SEISFD_HAVE_CUDA
+#include "kernels/cuda/acoustic_cluster_dsmem.hpp"
 #include "kernels/cuda/acoustic_naive.hpp"
+#include "kernels/cuda/acoustic_shfl_regqueue.hpp"
 #include "kernels/cuda/acoustic_smem_regqueue.hpp"
 #include "kernels/cuda/acoustic_smem_tile.hpp"
+#include "kernels/cuda/acoustic_tma_ring.hpp"
 #include "kernels/cuda/aniso_naive.hpp"
 #endif
 
@@ -26,7 +29,26 @@ void add_acoustic_fast(std::vector<KernelVariant>& t) {
   t.push_back({o + "smem_regqueue", "acoustic", 2 * R, "smem_regqueue",
                "z-marching: 64x16 xy tile in shared memory, z neighbours in a register queue, "
                "planes loaded 2 ahead by 16-byte cp.async into a shared-memory ring",
-               70, &can_implement_acoustic_smem_regqueue, &launch_acoustic_smem_regqueue<R>});
+               70, &can_implement_acoustic_smem_regqueue, &launch_acoustic_smem_regqueue<R>,
+               nullptr, /*fuses_diagnostics=*/true});
+  t.push_back({o + "cluster_dsmem", "acoustic", 2 * R, "cluster_dsmem",
+               "smem_regqueue's z-march in clusters of 2 y-adjacent blocks that push their edge "
+               "rows into the neighbours' rings through distributed shared memory (y halo from "
+               "global memory at cluster edges only)",
+               90, &can_implement_acoustic_cluster_dsmem, &launch_acoustic_cluster_dsmem<R>});
+  t.push_back(
+      {o + "shfl_regqueue", "acoustic", 2 * R, "shfl_regqueue",
+       "z-marching like smem_regqueue, but x neighbours by __shfl_sync from a warp-shuffle "
+       "register cache (a warp owns a 128-cell row, its x halo in edge lanes); y neighbours "
+       "through a shared-memory tile without x halo; cp.async plane ring 2 ahead",
+       70, &can_implement_acoustic_shfl_regqueue, &launch_acoustic_shfl_regqueue<R>});
+  t.push_back(
+      {o + "tma_ring", "acoustic", 2 * R, "tma_ring",
+       "z-marching like smem_regqueue, but each plane's 64x32 xy tile with its halo (corners "
+       "included) and the own cells of prev and (v dt)^2 come by TMA (cp.async.bulk.tensor, "
+       "__grid_constant__ tensor maps) into a shared-memory ring 2-3 planes ahead, completing on "
+       "mbarriers; a box stays R+1 steps (queue, then halo)",
+       90, &can_implement_acoustic_tma_ring, &launch_acoustic_tma_ring<R>});
   t.push_back({o + "smem_tile", "acoustic", 2 * R, "smem_tile",
                "32x8 xy tile with halo in shared memory per plane, z neighbours from global "
                "memory, scalar accesses",

@@ -9,12 +9,19 @@
 
 namespace seisfd {
 
-// Device pointers of one acoustic update. `next` may alias `prev`.
+namespace cuda {
+struct DiagAccum;  // kernels/cuda/field_ops.hpp
+}
+
+// Device pointers of one acoustic update. `next` may alias `prev`. `diag` is for variants with
+// fuses_diagnostics only (others ignore it): when set, the launch also accumulates the
+// diagnostics of `cur` over the updated region into it.
 struct AcousticFields {
   const float* prev = nullptr;
   const float* cur = nullptr;
   float* next = nullptr;
   const float* vdt2 = nullptr;
+  cuda::DiagAccum* diag = nullptr;
 };
 
 using AcousticLaunchFn = void (*)(const StepSpec&, const AcousticFields&, void* stream);
@@ -52,6 +59,8 @@ struct KernelVariant {
   CanImplementFn can_implement = nullptr;
   AcousticLaunchFn launch = nullptr;     // physics "acoustic"
   AnisoLaunchFn launch_aniso = nullptr;  // physics "vti" and "tti"
+  // The update kernel itself reduces AcousticFields::diag (no extra pass over the field).
+  bool fuses_diagnostics = false;
 };
 
 // All variants compiled into this build (empty without the CUDA backend).

@@ -260,6 +260,91 @@ TEST(GpuDiagnostics, AsynchronousResultsArriveInOrder) {
   EXPECT_GT(now.sum_sq, 0.0);
 }
 
+// Variants that fuse the reduction into the update (the diagnostics of field n are reduced by
+// the update of step n + 1) against the separate reduction kernel of a second engine that runs
+// the same launches (bit-identical fields), at every queued step: after chunks of several
+// lengths, with and without graphs, twice in a row with no step between, when the next chunk
+// starts elsewhere, and at the end (completed_diagnostics(0) with no step to fuse into).
+TEST(GpuDiagnostics, FusedEqualTheSeparateReduction) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  std::vector<std::string> fused;
+  for (const auto& v : kernel_registry())
+    if (v.physics == "acoustic" && v.fuses_diagnostics && (v.order == 4 || v.order == 16))
+      fused.push_back(v.name);
+  ASSERT_FALSE(fused.empty()) << "no variant fuses diagnostics";
+  for (const std::string& name : fused) {
+    for (const bool graphs : {true, false}) {
+      SCOPED_TRACE(name + (graphs ? " graphs" : " plain launches"));
+      GpuCase s = make_setup(find_variant(name)->order, 120);
+      auto a = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, name);
+      auto b = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, name);
+      for (WaveEngine* e : {a.get(), b.get()}) {
+        e->set_injection(s.src, s.wavelet, s.nt);
+        e->set_recording(s.rec, s.nt);
+        e->set_graphs(graphs);
+      }
+      std::vector<TaggedDiagnostics> got;
+      std::vector<std::pair<int, Diagnostics>> want;
+      auto advance = [&](int from, int to) {
+        a->steps(from, to);
+        b->steps(from, to);
+      };
+      auto queue = [&](int step) {
+        a->queue_diagnostics(step);
+        want.push_back({step, b->diagnostics()});
+        for (const auto& t : a->completed_diagnostics(3)) got.push_back(t);
+      };
+      advance(0, 10);
+      queue(10);
+      advance(10, 13);  // odd chunk: buffer roles swap
+      queue(13);
+      queue(13);  // twice in a row: the first is reduced separately
+      advance(13, 14);  // a one-step chunk
+      queue(14);
+      advance(15, 30);  // does not start at the marked field: reduced before the jump
+      queue(30);
+      for (int n = 30; n < 100; n += 10) {
+        advance(n, n + 10);
+        queue(n + 10);
+      }
+      for (const auto& t : a->completed_diagnostics(0)) got.push_back(t);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        SCOPED_TRACE("queued diagnostics " + std::to_string(i) + ", step " +
+                     std::to_string(want[i].first));
+        EXPECT_EQ(got[i].step, want[i].first);
+        EXPECT_GT(want[i].second.sum_sq, 0.0);
+        EXPECT_NEAR(got[i].d.sum_sq, want[i].second.sum_sq, 1e-12 * want[i].second.sum_sq);
+        EXPECT_EQ(got[i].d.max_abs, want[i].second.max_abs);
+        EXPECT_EQ(got[i].d.nonfinite, 0);
+      }
+    }
+  }
+}
+
+// A fused reduction names the same first non-finite cell as the separate one: a NaN velocity
+// makes exactly that cell NaN in field 1.
+TEST(GpuDiagnostics, FusedNamesTheNonFiniteCell) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  GpuCase s = make_setup(8, 20);
+  const int64_t bad = s.p.spec.layout.idx(15, 20, 25);
+  s.p.velocity[bad] = NAN;
+  auto e = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, "acoustic/o8/smem_regqueue");
+  ASSERT_TRUE(find_variant("acoustic/o8/smem_regqueue")->fuses_diagnostics);
+  e->set_injection(s.src, s.wavelet, s.nt);
+  e->queue_diagnostics(0);  // field 0: all zeros
+  e->steps(0, 1);
+  e->queue_diagnostics(1);  // reduced by the update of step 1
+  e->steps(1, 2);
+  const auto got = e->completed_diagnostics(0);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].d.nonfinite, 0);
+  EXPECT_EQ(got[0].d.sum_sq, 0.0);
+  EXPECT_EQ(got[1].step, 1);
+  EXPECT_EQ(got[1].d.nonfinite, 1);
+  EXPECT_EQ(got[1].d.first_nonfinite, bad);
+}
+
 // CPML on all six faces over 20,000 steps at Courant 0.9 on the device (the CPU runs the same
 // check on a smaller grid in test_cpml): the energy falls to rounding level and stays there.
 TEST(GpuCpml, StableOverTwentyThousandSteps) {

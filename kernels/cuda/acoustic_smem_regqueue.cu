@@ -10,6 +10,8 @@
 #include <stdexcept>
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/diag_reduce.cuh"
+#include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda/stencil_common.cuh"
 
 namespace seisfd {
@@ -260,11 +262,14 @@ struct AsyncSmem {
   float vel[kStages][S::kTY][S::kTX];
 };
 
-template <int R, int MinBlocks>
+// kDiag: the kernel also reduces the diagnostics of cur (the field it reads; its own cells are
+// in the register queue anyway) over the region into acc: no extra bytes, a few flops per cell
+// and one block reduction at the end.
+template <int R, int MinBlocks, bool kDiag>
 __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
     acoustic_smem_regqueue_async_kernel(const RqParams<R> p, const float* prev,
                                         const float* __restrict__ cur, float* next,
-                                        const float* __restrict__ vdt2) {
+                                        const float* __restrict__ vdt2, cuda::DiagAccum* acc) {
   using S = RqShape<R>;
   using cuda::lane;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -349,6 +354,7 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
   for (int d = 0; d < kAhead; ++d) issue(zb + d, d);
   *reinterpret_cast<float4*>(&sm.halo[0][ty + R][S::kRP + 4 * tx]) = q[R];
 
+  cuda::DiagPartial diag;
   int st = 0;  // stage of plane z
   for (int z = zb; z < ze; ++z) {
     cp_async_wait<kAhead - 1>();  // this thread's copies of plane z have landed
@@ -402,6 +408,11 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
         for (int l = 0; l < 4; ++l)
           if (mask & (1 << l)) dst[l] = lane(o, l);
       }
+      if constexpr (kDiag) {
+#pragma unroll
+        for (int l = 0; l < 4; ++l)
+          if (mask & (1 << l)) diag.add(lane(q[R], l), z * sz + own + l);
+      }
     }
     st = st + 1 == kStages ? 0 : st + 1;
     // Own cells of plane z+1 into its stage (its halo copies target other addresses).
@@ -410,6 +421,7 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
     for (int i = 0; i < 2 * R; ++i) q[i] = q[i + 1];
   }
   cp_async_wait<0>();
+  if constexpr (kDiag) cuda::block_commit<S::kThreads>(diag, acc);
 }
 
 }  // namespace
@@ -438,22 +450,29 @@ void launch_acoustic_smem_regqueue(const StepSpec& s, const AcousticFields& f, v
     const char* e = std::getenv("SEISFD_SMEM_REGQUEUE_CONFIG");
     return std::string(e ? e : S::kDefaultConfig);
   }();
+  // Diagnostics are fused into the default (async2) kernel; the other configurations run the
+  // separate reduction before the update.
+  bool fused = false;
   const void* kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_kernel<R, 2, 0>);
   size_t smem = 0;
   if constexpr (R <= 4) {
     if (config == "a0b3")
       kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_kernel<R, 3, 0>);
     if (config == "async3") {
-      kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_async_kernel<R, 3>);
+      kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_async_kernel<R, 3, false>);
       smem = sizeof(AsyncSmem<R>);
     }
   }
   if (config == "a1b2")
     kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_kernel<R, 2, 1>);
   if (config == "async2") {
-    kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_async_kernel<R, 2>);
+    fused = f.diag != nullptr;
+    kernel = fused
+                 ? reinterpret_cast<const void*>(&acoustic_smem_regqueue_async_kernel<R, 2, true>)
+                 : reinterpret_cast<const void*>(&acoustic_smem_regqueue_async_kernel<R, 2, false>);
     smem = sizeof(AsyncSmem<R>);
   }
+  if (f.diag && !fused) cuda::launch_diagnostics(f.cur, s, f.diag, static_cast<cudaStream_t>(stream));
   // Resident blocks per kernel (the z-chunk plan depends on them); set up once per kernel.
   static std::mutex mu;
   static std::map<const void*, int> slots_of;
@@ -474,7 +493,10 @@ void launch_acoustic_smem_regqueue(const StepSpec& s, const AcousticFields& f, v
   const float* cur = f.cur;
   float* next = f.next;
   const float* vdt2 = f.vdt2;
-  void* args[] = {&p, &prev, &cur, &next, &vdt2};
+  cuda::DiagAccum* acc = f.diag;
+  void* args_async[] = {&p, &prev, &cur, &next, &vdt2, &acc};
+  void* args_staged[] = {&p, &prev, &cur, &next, &vdt2};
+  void** args = smem > 0 ? args_async : args_staged;
   CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), args, smem,
                               static_cast<cudaStream_t>(stream)));
   CUDA_CHECK_LAUNCH();

@@ -7,14 +7,22 @@
 // of the two buffer roles (after an odd chunk prev and cur swap), so nothing is re-captured
 // as the loop goes on. Diagnostics are reduced on the device into a ring of slots, copied to
 // pinned host memory and collected when their event has completed: the loop never waits.
+// With a variant that fuses them (smem_regqueue), the diagnostics of field n are reduced by the
+// update kernel of the following step, which reads field n anyway: queue_diagnostics only
+// marks them, and the next chunk's first launch does the work (its graph is a second one per
+// length and buffer role). If no step follows before they are needed, the separate reduction
+// kernel runs instead.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
+#include <tuple>
 
 #include "kernels/cuda/buffer.hpp"
 #include "kernels/cuda/cpml.hpp"
@@ -44,6 +52,7 @@ class CudaEngine final : public WaveEngine {
     CUDA_CHECK(cudaMemsetAsync(prev_.get(), 0, prev_.bytes(), stream_.get()));
     CUDA_CHECK(cudaMemsetAsync(cur_.get(), 0, cur_.bytes(), stream_.get()));
     diag_ = DeviceBuffer<cuda::DiagAccum>(1);
+    fused_acc_ = DeviceBuffer<cuda::DiagAccum>(1);
     step_ = DeviceBuffer<int>(1);
     cuda::launch_set_step(step_.get(), 0, stream_.get());
     ring_ = DeviceBuffer<cuda::DiagAccum>(kRing);
@@ -123,17 +132,19 @@ class CudaEngine final : public WaveEngine {
   void steps(int n_begin, int n_end) override {
     if (n_end <= n_begin) return;
     cudaStream_t s = stream_.get();
+    if (fused_ && fused_->step != n_begin) flush_fused();  // the marked field is not cur
+    const bool fused = fused_.has_value();
     if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, s);
     const int count = n_end - n_begin;
     if (!use_graphs_ || count < 2) {
-      enqueue(count, s);
+      enqueue(count, s, fused);
     } else {
-      const std::pair<int, const float*> key{count, prev_.get()};
+      const GraphKey key{count, prev_.get(), fused};
       auto it = graphs_.find(key);
       if (it == graphs_.end()) {
         cudaGraph_t g;
         CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-        enqueue(count, s);  // recorded, not run; leaves the buffer roles as after the chunk
+        enqueue(count, s, fused);  // recorded, not run; leaves the buffer roles as after the chunk
         CUDA_CHECK(cudaStreamEndCapture(s, &g));
         cudaGraphExec_t exec;
         CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
@@ -145,6 +156,7 @@ class CudaEngine final : public WaveEngine {
         if (count % 2) std::swap(prev_, cur_);
       }
     }
+    if (fused) finish_fused();
     device_step_ = n_end;
   }
 
@@ -179,13 +191,19 @@ class CudaEngine final : public WaveEngine {
   }
 
   void queue_diagnostics(int step) override {
-    if (pending_.size() == static_cast<size_t>(kRing)) {  // ring full: wait for the oldest
+    if (fused_) flush_fused();  // two in a row: the first one's field is gone after this
+    if (pending_.size() >= static_cast<size_t>(kRing)) {  // ring full: wait for the oldest
       CUDA_CHECK(cudaEventSynchronize(ring_events_[pending_.front().slot]));
       collect_front();
     }
     const int slot = next_slot_;
     next_slot_ = (next_slot_ + 1) % kRing;
     cudaStream_t s = stream_.get();
+    if (variant_.fuses_diagnostics && fuse_diagnostics_) {
+      cuda::launch_diag_reset(fused_acc_.get(), s);
+      fused_ = Pending{step, slot};
+      return;
+    }
     cuda::DiagAccum* d = ring_.get() + slot;
     cuda::launch_diag_reset(d, s);
     cuda::launch_diagnostics(cur_.get(), spec_, d, s);
@@ -196,9 +214,13 @@ class CudaEngine final : public WaveEngine {
   }
 
   std::vector<TaggedDiagnostics> completed_diagnostics(int max_pending) override {
+    // A marked (fused) one is the newest: it must be reduced now only if nothing may stay
+    // pending; otherwise it counts against max_pending while the older ones are waited for.
+    if (fused_ && max_pending <= 0) flush_fused();
+    const size_t marked = fused_ ? 1 : 0;
     while (!pending_.empty()) {
       const cudaEvent_t e = ring_events_[pending_.front().slot];
-      if (pending_.size() > static_cast<size_t>(std::max(0, max_pending))) {
+      if (pending_.size() + marked > static_cast<size_t>(std::max(0, max_pending))) {
         CUDA_CHECK(cudaEventSynchronize(e));
       } else {
         const cudaError_t q = cudaEventQuery(e);
@@ -220,11 +242,16 @@ class CudaEngine final : public WaveEngine {
     int step, slot;
   };
 
-  // The launches of `count` steps on stream s (run now, or recorded into a graph).
-  void enqueue(int count, cudaStream_t s) {
+  using GraphKey = std::tuple<int, const float*, bool>;  // (steps, prev buffer, fused first)
+
+  // The launches of `count` steps on stream s (run now, or recorded into a graph); with
+  // fused_first, the first update also reduces the diagnostics of its cur into fused_acc_.
+  void enqueue(int count, cudaStream_t s, bool fused_first) {
     for (int k = 0; k < count; ++k) {
       if (cpml_) cpml_->launch_psi(cur_.get(), s);
-      variant_.launch(spec_, {prev_.get(), cur_.get(), prev_.get(), vdt2_.get()}, s);
+      AcousticFields f{prev_.get(), cur_.get(), prev_.get(), vdt2_.get()};
+      if (k == 0 && fused_first) f.diag = fused_acc_.get();
+      variant_.launch(spec_, f, s);
       if (cpml_) cpml_->launch_correct(cur_.get(), vdt2_.get(), prev_.get(), s);
       std::swap(prev_, cur_);
       cuda::launch_inject(cur_.get(), inj_, step_.get(), k, s);
@@ -239,6 +266,22 @@ class CudaEngine final : public WaveEngine {
     stream_.synchronize();
     for (auto& [key, exec] : graphs_) CUDA_CHECK(cudaGraphExecDestroy(exec));
     graphs_.clear();
+  }
+
+  // After the launch that reduced the marked diagnostics: copy them back, behind an event.
+  void finish_fused() {
+    cudaStream_t s = stream_.get();
+    CUDA_CHECK(cudaMemcpyAsync(ring_host_ + fused_->slot, fused_acc_.get(), sizeof(cuda::DiagAccum),
+                               cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK(cudaEventRecord(ring_events_[fused_->slot], s));
+    pending_.push_back(*fused_);
+    fused_.reset();
+  }
+
+  // The marked diagnostics by the separate reduction (no step followed to fuse them into).
+  void flush_fused() {
+    cuda::launch_diagnostics(cur_.get(), spec_, fused_acc_.get(), stream_.get());
+    finish_fused();
   }
 
   void collect_front() {
@@ -260,7 +303,7 @@ class CudaEngine final : public WaveEngine {
   cuda::Stream stream_;
   std::vector<float> vdt2_host_;
   DeviceBuffer<float> vdt2_, prev_, cur_, box_;
-  DeviceBuffer<cuda::DiagAccum> diag_;
+  DeviceBuffer<cuda::DiagAccum> diag_, fused_acc_;
   DeviceBuffer<int64_t> inj_cell_, inj_off_, rec_off_, rec_index_;
   DeviceBuffer<int> inj_point_;
   DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_;
@@ -270,13 +313,20 @@ class CudaEngine final : public WaveEngine {
   DeviceBuffer<int> step_;  // the device's step counter
   int device_step_ = 0;     // its value once the queued work has run
   bool use_graphs_ = true;
-  std::map<std::pair<int, const float*>, cudaGraphExec_t> graphs_;  // (steps, prev buffer)
+  std::map<GraphKey, cudaGraphExec_t> graphs_;
   DeviceBuffer<cuda::DiagAccum> ring_;
   cuda::DiagAccum* ring_host_ = nullptr;  // pinned
   cudaEvent_t ring_events_[kRing] = {};
   std::deque<Pending> pending_;
   std::vector<TaggedDiagnostics> collected_;
   int next_slot_ = 0;
+  // Where the variant fuses diagnostics; SEISFD_FUSED_DIAGNOSTICS=0 turns it off to measure
+  // the separate reduction (a measurement knob, not a user setting).
+  bool fuse_diagnostics_ = [] {
+    const char* e = std::getenv("SEISFD_FUSED_DIAGNOSTICS");
+    return !(e && std::string(e) == "0");
+  }();
+  std::optional<Pending> fused_;  // marked, to be reduced by the next update
 };
 
 }  // namespace

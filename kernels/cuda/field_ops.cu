@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/diag_reduce.cuh"
 
 namespace seisfd::cuda {
 namespace {
@@ -59,66 +60,16 @@ __global__ void diag_reset_kernel(DiagAccum* a) {
 }
 
 // Blocks stride over the x rows of the updated region and threads along each row (no 64-bit
-// division per cell); warp-shuffle block reduction, one atomic per block and quantity.
+// division per cell); block reduction with one atomic per block and quantity (diag_reduce.cuh).
 __global__ void diagnostics_kernel(const float* __restrict__ f, Layout l, int z0, int y0, int x0,
                                    int nz, int ny, int nx, DiagAccum* acc) {
-  __shared__ double s_sum[kThreads / 32];
-  __shared__ float s_max[kThreads / 32];
-  __shared__ unsigned long long s_bad[kThreads / 32];
-  __shared__ unsigned long long s_first[kThreads / 32];
-  double sum = 0.0;
-  float mx = 0.0f;
-  unsigned long long bad = 0, first = ~0ull;
+  DiagPartial part;
   const int rows = nz * ny;
   for (int r = blockIdx.x; r < rows; r += gridDim.x) {
     const int64_t row = l.idx(z0 + r / ny, y0 + r % ny, x0);
-    for (int x = threadIdx.x; x < nx; x += blockDim.x) {
-      const int64_t i = row + x;
-      const float v = f[i];
-      if (!isfinite(v)) {
-        ++bad;
-        first = min(first, static_cast<unsigned long long>(i));
-      } else {
-        sum += static_cast<double>(v) * v;
-        mx = fmaxf(mx, fabsf(v));
-      }
-    }
+    for (int x = threadIdx.x; x < nx; x += blockDim.x) part.add(f[row + x], row + x);
   }
-  // Warp shuffles, then one value per warp through shared memory, then the first warp.
-  auto warp_reduce = [&](unsigned mask) {
-#pragma unroll
-    for (int d = 16; d > 0; d /= 2) {
-      sum += __shfl_down_sync(mask, sum, d);
-      mx = fmaxf(mx, __shfl_down_sync(mask, mx, d));
-      bad += __shfl_down_sync(mask, bad, d);
-      first = min(first, __shfl_down_sync(mask, first, d));
-    }
-  };
-  warp_reduce(0xffffffffu);
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  if (lane == 0) {
-    s_sum[warp] = sum;
-    s_max[warp] = mx;
-    s_bad[warp] = bad;
-    s_first[warp] = first;
-  }
-  __syncthreads();
-  if (warp == 0) {
-    const bool have = lane < kThreads / 32;
-    sum = have ? s_sum[lane] : 0.0;
-    mx = have ? s_max[lane] : 0.0f;
-    bad = have ? s_bad[lane] : 0ull;
-    first = have ? s_first[lane] : ~0ull;
-    warp_reduce(0xffffffffu);
-  }
-  if (threadIdx.x == 0) {  // thread 0 holds the block's totals
-    atomicAdd(&acc->sum_sq, sum);
-    atomicMax(&acc->max_abs_bits, __float_as_uint(mx));
-    if (bad > 0) {
-      atomicAdd(&acc->nonfinite, bad);
-      atomicMin(&acc->first_nonfinite, first);
-    }
-  }
+  block_commit<kThreads>(part, acc);
 }
 
 __global__ void gather_box_kernel(const float* __restrict__ f, Layout l, int lz, int ly, int lx,
