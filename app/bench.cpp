@@ -77,7 +77,7 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
   const fs::path base = fs::path(a.out) / (stamp + "_" + slug(d.name));
   std::ofstream csv(base.string() + ".csv");
   csv << "# seisfd bench, " << d.name << ", cc " << d.compute_capability << ", steps " << a.steps
-      << ", repeats " << a.repeats << " (median), sponge " << a.sponge
+      << ", repeats " << a.repeats << " (median), sponge " << a.sponge << ", fields " << a.fields
       << "; Gcells/s = computational cells x steps / s; GB/s = minimal bytes per cell (acoustic "
          "16, vti 36, tti 44) x Gcells/s; fraction = Gcells/s / streaming ceiling of the "
          "physics' access pattern measured in the same run\n";
@@ -91,6 +91,7 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
                    {"repeats", a.repeats},
                    {"warmup", a.warmup},
                    {"sponge", a.sponge},
+                   {"fields", a.fields},
                    {"bytes_per_cell",
                     {{"acoustic", bench::minimal_bytes_per_cell("acoustic")},
                      {"vti", bench::minimal_bytes_per_cell("vti")},
@@ -155,6 +156,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
   b->add_option("--verify-size", a.verify_size,
                 "Interior cells per axis of the grid each variant is verified on first")
       ->check(CLI::Range(8, 256));
+  b->add_option("--fields", a.fields,
+                "Acoustic wavefields while timing: hash (values everywhere, default) or zero "
+                "(ahead of the wavefront, as a run from a point source starts)")
+      ->check(CLI::IsMember({"hash", "zero"}));
   b->add_option("--out", a.out, "Directory for the CSV and JSON results");
   b->add_flag("--no-files", a.no_files, "Print the table only");
   return b;
@@ -262,7 +267,8 @@ int cmd_bench(const BenchArgs& a) {
               rows.push_back(r);
               continue;
             }
-            const bench::Timing t = bench::time_variant(*v, spec, a.steps, a.repeats, a.warmup);
+            const bench::Timing t =
+                bench::time_variant(*v, spec, a.steps, a.repeats, a.warmup, a.fields == "zero");
             r.ms_per_step = t.median_ms;
             r.gcells = cells / (t.median_ms * 1e-3) / 1e9;
             r.gbps = r.gcells * bytes;

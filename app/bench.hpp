@@ -19,6 +19,7 @@ struct BenchArgs {
   int repeats = 7;
   int warmup = 3;
   int verify_size = 37;
+  std::string fields = "hash";  // acoustic wavefields while timing: hash or zero
   std::string out = "bench/results";
   bool no_files = false;
 };

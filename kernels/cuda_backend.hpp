@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/compression.hpp"
 #include "kernels/cpml.hpp"
 #include "kernels/engine.hpp"
 
@@ -35,18 +36,25 @@ inline size_t cuda_engine_bytes(const StepSpec& spec) {
 
 // The VTI/TTI engine (kernels/cuda/aniso_engine.cu): p and q (two time levels each), (v dt)^2,
 // 1 + 2 eps, sqrt(1 + 2 delta); TTI adds the axis (3 fields) and the cross intermediates of p
-// and q (6 fields).
-inline size_t cuda_aniso_engine_bytes(const StepSpec& spec, bool tti) {
-  return (tti ? 16 : 7) * static_cast<size_t>(spec.layout.size()) * sizeof(float);
+// and q (6 fields); the CPML auxiliary fields; with `adjoint`, the transposed update's two
+// scratch fields.
+inline size_t cuda_aniso_engine_bytes(const StepSpec& spec, bool tti, bool adjoint = false) {
+  return ((tti ? 16 : 7) + (adjoint ? 2 : 0)) * static_cast<size_t>(spec.layout.size()) *
+             sizeof(float) +
+         static_cast<size_t>(cpml_aux_cells(spec)) * sizeof(float);
 }
 
 struct AnisoModel;
+// `variant` is a registry name or "auto" (the fastest measured: kernels/cuda/autotune.hpp);
+// `compressible` applies to the wavefields and the model arrays.
 std::unique_ptr<WaveEngine> make_cuda_aniso_engine(const StepSpec& spec, const AnisoModel& model,
                                                    double dt, const std::string& variant,
-                                                   int device = 0);
+                                                   int device = 0,
+                                                   Compressible compressible = Compressible::kOff);
 
 std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec& spec,
                                              const std::vector<float>& velocity, double dt,
-                                             const std::string& variant, int device = 0);
+                                             const std::string& variant, int device = 0,
+                                             Compressible compressible = Compressible::kOff);
 
 }  // namespace seisfd

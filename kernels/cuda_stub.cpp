@@ -15,12 +15,12 @@ std::vector<DeviceInfo> cuda_devices() {
   return {};
 }
 std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec&, const std::vector<float>&, double,
-                                             const std::string&, int) {
+                                             const std::string&, int, Compressible) {
   throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
 }
 
 std::unique_ptr<WaveEngine> make_cuda_aniso_engine(const StepSpec&, const AnisoModel&, double,
-                                                   const std::string&, int) {
+                                                   const std::string&, int, Compressible) {
   throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
 }
 

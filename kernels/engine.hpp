@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/step_spec.hpp"
@@ -78,6 +79,10 @@ class WaveEngine {
   virtual bool graphs() const { return false; }
 
   virtual void synchronize() {}
+
+  // What the run report should say about how this engine was set up beyond its name (the
+  // variant choice, the memory it got), as (key, value) pairs.
+  virtual std::vector<std::pair<std::string, std::string>> details() const { return {}; }
 
  private:
   std::vector<TaggedDiagnostics> done_;

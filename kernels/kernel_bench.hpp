@@ -64,8 +64,11 @@ struct Timing {
 };
 
 // `repeats` timed loops of `steps` launches each (after `warmup` launches), with events.
+// Acoustic: the wavefields hold hashed values (a wavefield everywhere), or zeros with
+// zero_fields (the field ahead of the wavefront, where a run from a point source starts; some
+// variants run at another speed there).
 Timing time_variant(const KernelVariant& variant, const StepSpec& spec, int steps, int repeats,
-                    int warmup);
+                    int warmup, bool zero_fields = false);
 // The streaming kernel of the physics' access pattern (minimal_bytes_per_cell) over
 // spec.layout.cells() cells, timed the same way.
 Timing time_stream_ceiling(const StepSpec& spec, const std::string& physics, int steps,

@@ -14,7 +14,7 @@ namespace {
 VerifyResult verify_variant(const KernelVariant&, const StepSpec&, int, uint32_t, double) {
   no_cuda();
 }
-Timing time_variant(const KernelVariant&, const StepSpec&, int, int, int) {
+Timing time_variant(const KernelVariant&, const StepSpec&, int, int, int, bool) {
   no_cuda();
 }
 Timing time_stream_ceiling(const StepSpec&, const std::string&, int, int, int) {

@@ -41,7 +41,8 @@ void add_acoustic_fast(std::vector<KernelVariant>& t) {
        "z-marching like smem_regqueue, but x neighbours by __shfl_sync from a warp-shuffle "
        "register cache (a warp owns a 128-cell row, its x halo in edge lanes); y neighbours "
        "through a shared-memory tile without x halo; cp.async plane ring 2 ahead",
-       70, &can_implement_acoustic_shfl_regqueue, &launch_acoustic_shfl_regqueue<R>});
+       70, &can_implement_acoustic_shfl_regqueue, &launch_acoustic_shfl_regqueue<R>, nullptr,
+       /*fuses_diagnostics=*/true});
   t.push_back(
       {o + "tma_ring", "acoustic", 2 * R, "tma_ring",
        "z-marching like smem_regqueue, but each plane's 64x32 xy tile with its halo (corners "
@@ -113,10 +114,12 @@ std::vector<KernelVariant> make_registry() {
   return t;
 }
 
-// Order of preference for "auto" until measured timings choose (fastest first).
-// H200, 512^3 + sponge, orders 4/8/16: smem_regqueue 247/258/194 Gcells/s, naive 116/97/70,
-// smem_tile 90/75/54 (bench/NOTES.md).
-const char* const kTechniquePreference[] = {"smem_regqueue", "naive"};
+// Order for "auto" where nothing is measured (SEISFD_AUTOTUNE=0, or a single candidate), and
+// the order in which the autotuner lists candidates: fastest first at order 8, 512^3 + sponge
+// (bench/NOTES.md). H100: shfl_regqueue 181, smem_regqueue 180, cluster_dsmem 174, tma_ring 173,
+// naive 90, smem_tile 75 Gcells/s; at order 16 tma_ring leads (170 vs 151-163).
+const char* const kTechniquePreference[] = {"shfl_regqueue", "smem_regqueue", "cluster_dsmem",
+                                            "tma_ring",      "naive",         "smem_tile"};
 
 }  // namespace
 
@@ -153,13 +156,22 @@ const KernelVariant& resolve_variant(const std::string& requested, const std::st
     if (!why.empty()) throw std::invalid_argument("kernel.variant: '" + requested + "': " + why);
     return *v;
   }
+  const auto candidates = runnable_variants(physics, order, spec, cc);
+  if (candidates.empty())
+    throw std::invalid_argument("kernel.variant: no registered variant runs " + physics +
+                                " order " + std::to_string(order) + " on this device");
+  return *candidates.front();
+}
+
+std::vector<const KernelVariant*> runnable_variants(const std::string& physics, int order,
+                                                    const StepSpec& spec, int cc) {
+  std::vector<const KernelVariant*> out;
   for (const char* tech : kTechniquePreference)
     for (const auto& v : kernel_registry())
       if (v.physics == physics && v.order == order && v.technique == tech &&
           cc >= v.min_compute_capability && v.can_implement(spec, cc).empty())
-        return v;
-  throw std::invalid_argument("kernel.variant: no registered variant runs " + physics + " order " +
-                              std::to_string(order) + " on this device");
+        out.push_back(&v);
+  return out;
 }
 
 }  // namespace seisfd

@@ -68,9 +68,15 @@ const std::vector<KernelVariant>& kernel_registry();
 const KernelVariant* find_variant(const std::string& name);
 
 // Resolves a config's kernel.variant for a physics and order: a name is checked (exists,
-// matches the physics and order, can_implement); "auto" picks the preferred technique that
-// can run. Throws std::invalid_argument with a message naming the variant and the reason.
+// matches the physics and order, can_implement); "auto" gives the first of runnable_variants
+// (the engines measure instead: kernels/cuda/autotune.hpp). Throws std::invalid_argument with a
+// message naming the variant and the reason.
 const KernelVariant& resolve_variant(const std::string& requested, const std::string& physics,
                                      int order, const StepSpec& spec, int compute_capability);
+
+// Every variant of the physics and order that can run `spec` on a device of this compute
+// capability, in the registry's order of preference (fastest first where measured).
+std::vector<const KernelVariant*> runnable_variants(const std::string& physics, int order,
+                                                    const StepSpec& spec, int compute_capability);
 
 }  // namespace seisfd

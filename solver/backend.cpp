@@ -27,9 +27,10 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested) {
                         c.source_path);
     out.device = devices[0].name;
     out.engine = c.physics.equation == Equation::kAcoustic
-                     ? make_cuda_engine(plan.spec, velocity, plan.dt, c.kernel.variant, 0)
+                     ? make_cuda_engine(plan.spec, velocity, plan.dt, c.kernel.variant, 0,
+                                        c.kernel.compressible)
                      : make_cuda_aniso_engine(plan.spec, aniso_layout_model(plan), plan.dt,
-                                              c.kernel.variant, 0);
+                                              c.kernel.variant, 0, c.kernel.compressible);
   } else {
     out.device = "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
     const bool fp64 = c.kernel.precision == Precision::kFp64;

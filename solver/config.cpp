@@ -215,7 +215,8 @@ std::string config_to_toml(const RunConfig& c) {
   const KernelConfig& k = c.kernel;
   o << "\n[kernel]\nbackend = " << name(k.backend) << "\nvariant = " << str(k.variant)
     << "\nprecision = " << name(k.precision)
-    << "\ndiagnostics_interval = " << k.diagnostics_interval << "\n";
+    << "\ndiagnostics_interval = " << k.diagnostics_interval
+    << "\ncompressible = " << name(k.compressible) << "\n";
   return o.str();
 }
 
@@ -297,6 +298,7 @@ std::string config_to_json(const RunConfig& c) {
                    {"box", box}}}};
   j["kernel"] = {{"backend", to_string(c.kernel.backend)},
                  {"variant", c.kernel.variant},
+                 {"compressible", to_string(c.kernel.compressible)},
                  {"precision", to_string(c.kernel.precision)},
                  {"diagnostics_interval", c.kernel.diagnostics_interval}};
   return j.dump(2);

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/compression.hpp"
+
 namespace seisfd {
 
 using Vec3 = std::array<double, 3>;  // (x, y, z), metres
@@ -140,6 +142,7 @@ struct KernelConfig {
   std::string variant = "auto";            // registry name, e.g. "acoustic/o8/naive", or "auto"
   Precision precision = Precision::kFp32;  // cpu backend only; cuda is fp32
   int diagnostics_interval = 10;           // steps between NaN/energy checks
+  Compressible compressible = Compressible::kAuto;  // cuda: arrays in compressible memory
 };
 
 struct RunConfig {

@@ -126,13 +126,16 @@ OutputConfig read_output(const Section& s, bool have_receivers) {
 }
 
 KernelConfig read_kernel(const Section& s) {
-  s.check_known({"backend", "variant", "precision", "diagnostics_interval"});
+  s.check_known({"backend", "variant", "precision", "diagnostics_interval", "compressible"});
   KernelConfig k;
   k.backend =
       s.get_enum("backend", {Backend::kAuto, Backend::kCpu, Backend::kCuda}).value_or(k.backend);
   k.variant = s.get_string("variant").value_or(k.variant);
   k.precision = s.get_enum("precision", {Precision::kFp32, Precision::kFp64}).value_or(k.precision);
   k.diagnostics_interval = s.get_int("diagnostics_interval", 1).value_or(k.diagnostics_interval);
+  k.compressible =
+      s.get_enum("compressible", {Compressible::kAuto, Compressible::kOn, Compressible::kOff})
+          .value_or(k.compressible);
   return k;
 }
 

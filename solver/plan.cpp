@@ -70,11 +70,13 @@ std::array<double, 3> sponge_damping(const BoundaryConfig& b, double vmax, const
 }
 
 CpmlSpec cpml_parameters(const BoundaryConfig& b, double vmax, const double h[3], double dt,
-                         double f_peak) {
+                         double f_peak, double vmax_horizontal) {
   CpmlSpec c;
   if (b.type != BoundaryType::kCpml || b.width <= 0) return c;
+  if (vmax_horizontal <= 0) vmax_horizontal = vmax;
   for (int a = 0; a < 3; ++a)
-    c.d0[a] = (b.power + 1) * vmax * std::log(1.0 / b.reflection) / (2.0 * b.width * h[a]);
+    c.d0[a] = (b.power + 1) * (a == 0 ? vmax : vmax_horizontal) * std::log(1.0 / b.reflection) /
+              (2.0 * b.width * h[a]);
   c.alpha_max = M_PI * (b.cfs_frequency > 0 ? b.cfs_frequency : f_peak);
   c.power = b.power;
   c.dt = dt;
@@ -82,9 +84,10 @@ CpmlSpec cpml_parameters(const BoundaryConfig& b, double vmax, const double h[3]
 }
 
 StepSpec make_step_spec(const SimGrid& g, const BoundaryConfig& b, double vmax, double dt,
-                        double f_peak) {
+                        double f_peak, double vmax_horizontal) {
   const double h[3] = {g.spacing(0), g.spacing(1), g.spacing(2)};
-  return g.step_spec(sponge_damping(b, vmax, h, dt), cpml_parameters(b, vmax, h, dt, f_peak));
+  return g.step_spec(sponge_damping(b, vmax, h, dt),
+                     cpml_parameters(b, vmax, h, dt, f_peak, vmax_horizontal));
 }
 
 std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present, const std::string&) {
@@ -188,7 +191,10 @@ RunPlan make_plan(const RunConfig& c) {
           src);
 
   p.f_peak = c.source.wavelet == WaveletType::kRicker ? c.source.frequency : p.fmax / 2.5;
-  p.spec = make_step_spec(g, c.boundary, p.model.vmax, p.dt, p.f_peak);
+  // VTI: waves cross the x and y layers at up to v sqrt(1 + 2 eps) (TTI refuses CPML).
+  const double vmax_h =
+      aniso ? p.model.vmax * std::sqrt(1.0 + 2.0 * std::max(0.0f, p.model.eps_max)) : 0.0;
+  p.spec = make_step_spec(g, c.boundary, p.model.vmax, p.dt, p.f_peak, vmax_h);
 
   // Snapshots: whole physical domain or a box, decimated.
   const SnapshotConfig& sc = c.output.snapshots;
@@ -236,9 +242,11 @@ RunPlan make_plan(const RunConfig& c) {
   p.aux_bytes = static_cast<size_t>(cpml_aux_cells(p.spec)) * 4;
   p.host_bytes = (3 * static_cast<size_t>(g.layout().size()) + cpml_aux_cells(p.spec)) * elem +
                  static_cast<size_t>(g.layout().size()) * 4 + traces;
-  if (aniso)  // p, q (two levels), (v dt)^2, E, D; TTI: axis, n_i^2, 6 intermediates
-    p.host_bytes = (c.physics.equation == Equation::kTti ? 19 : 7) *
-                       static_cast<size_t>(g.layout().size()) * elem +
+  if (aniso)  // p, q (two levels), (v dt)^2, E, D; TTI: axis, n_i^2, 6 intermediates; CPML aux
+    p.host_bytes = ((c.physics.equation == Equation::kTti ? 19 : 7) *
+                        static_cast<size_t>(g.layout().size()) +
+                    cpml_aux_cells(p.spec)) *
+                       elem +
                    static_cast<size_t>(g.layout().size()) * 4 + traces;
   return p;
 }

@@ -26,12 +26,13 @@ std::array<double, 3> sponge_damping(const BoundaryConfig& b, double vmax, const
 
 // CPML profile (kernels/cpml.hpp): d0 = (N + 1) v_max ln(1/R) / (2 W h) per axis,
 // alpha_max = pi f_cfs (boundary.cfs_frequency, else f_peak); d0 = 0 when off.
+// vmax_horizontal (<= 0: vmax) sets d0 of the x and y layers, vmax that of the z layers.
 CpmlSpec cpml_parameters(const BoundaryConfig& b, double vmax, const double h[3], double dt,
-                         double f_peak);
+                         double f_peak, double vmax_horizontal = 0);
 
 // The backends' step description for a boundary config (sponge or CPML on the layers).
 StepSpec make_step_spec(const SimGrid& g, const BoundaryConfig& b, double vmax, double dt,
-                        double f_peak);
+                        double f_peak, double vmax_horizontal = 0);
 
 struct SnapshotPlan {
   bool enabled = false;

@@ -128,6 +128,7 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
                     {"kernel", s.kernel},
                     {"graphs", engine.graphs()},
                     {"cuda_runtime", cuda_runtime_version()}};
+  for (const auto& [key, value] : engine.details()) rep["backend"][key] = value;
   rep["grid"] = {
       {"computational_zyx", {plan.grid.layout().nz, plan.grid.layout().ny, plan.grid.layout().nx}},
       {"cells", plan.grid.layout().cells()}};

@@ -83,6 +83,7 @@ backend = "cuda"
 variant = "acoustic/o4/smem_regqueue"
 precision = "fp64"
 diagnostics_interval = 25
+compressible = "off"
 )";
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -162,6 +163,7 @@ void expect_same(const RunConfig& a, const RunConfig& b) {
   EXPECT_EQ(a.kernel.variant, b.kernel.variant);
   EXPECT_EQ(a.kernel.precision, b.kernel.precision);
   EXPECT_EQ(a.kernel.diagnostics_interval, b.kernel.diagnostics_interval);
+  EXPECT_EQ(a.kernel.compressible, b.kernel.compressible);
 }
 
 // Configs live in a temporary directory that also holds the data files they name.
@@ -271,6 +273,7 @@ TEST_F(Config, MinimalGetsDefaults) {
   EXPECT_EQ(c.kernel.variant, "auto");
   EXPECT_EQ(c.kernel.precision, Precision::kFp32);
   EXPECT_EQ(c.kernel.diagnostics_interval, 10);
+  EXPECT_EQ(c.kernel.compressible, Compressible::kAuto);
 }
 
 TEST_F(Config, FullConfigReadsEveryKey) {
@@ -317,6 +320,7 @@ TEST_F(Config, FullConfigReadsEveryKey) {
   EXPECT_EQ(c.kernel.variant, "acoustic/o4/smem_regqueue");
   EXPECT_EQ(c.kernel.precision, Precision::kFp64);
   EXPECT_EQ(c.kernel.diagnostics_interval, 25);
+  EXPECT_EQ(c.kernel.compressible, Compressible::kOff);
 }
 
 // The other branches of the schema, each a small edit of kMinimal.
@@ -441,6 +445,8 @@ TEST_F(Config, WrongType) {
   expect_error(kMinimal + "[boundary]\nfree_surface = 1\n", "boundary.free_surface", 15);
   what = expect_error(kMinimal + "[kernel]\nbackend = \"cdua\"\n", "kernel.backend", 15);
   EXPECT_TRUE(has(what, "did you mean \"cuda\"?")) << what;
+  what = expect_error(kMinimal + "[kernel]\ncompressible = \"yes\"\n", "kernel.compressible", 15);
+  EXPECT_TRUE(has(what, "must be one of \"auto\", \"on\", \"off\" (got \"yes\")")) << what;
 }
 
 TEST_F(Config, OutOfRange) {

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/diag_reduce.cuh"
+#include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda/stencil_common.cuh"
 
 namespace seisfd {
@@ -93,11 +95,13 @@ __device__ __forceinline__ void x_neighbours(float (&xs)[4 + 2 * RP], const floa
   }
 }
 
-template <int R, int TY, int MinBlocks>
+// kDiag: the kernel also reduces the diagnostics of cur over the region into acc (its own cells
+// pass through the register queue anyway): no extra bytes, one block reduction at the end.
+template <int R, int TY, int MinBlocks, bool kDiag>
 __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
     acoustic_shfl_regqueue_kernel(const ShflParams<R> p, const float* prev,
                                   const float* __restrict__ cur, float* next,
-                                  const float* __restrict__ vdt2) {
+                                  const float* __restrict__ vdt2, cuda::DiagAccum* acc) {
   using S = ShflShape<R, TY>;
   using cuda::lane;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -183,6 +187,7 @@ __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
   for (int d = 0; d < kAhead; ++d) issue(zb + d, d);
   *reinterpret_cast<float4*>(&sm.rows[0][ty + R][4 * ln]) = q[R];
 
+  cuda::DiagPartial diag;
   int st = 0;  // stage of plane z
   for (int z = zb; z < ze; ++z) {
     cp_async_wait<kAhead - 1>();  // this thread's copies of plane z have landed
@@ -226,6 +231,11 @@ __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
         for (int l = 0; l < 4; ++l)
           if (mask & (1 << l)) dst[l] = lane(o, l);
       }
+      if constexpr (kDiag) {
+#pragma unroll
+        for (int l = 0; l < 4; ++l)
+          if (mask & (1 << l)) diag.add(lane(q[R], l), z * sz + own + l);
+      }
     }
     st = st + 1 == kStages ? 0 : st + 1;
     // Own cells of plane z+1 into its stage's own row (the copies target the halo rows).
@@ -234,6 +244,7 @@ __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
     for (int i = 0; i < 2 * R; ++i) q[i] = q[i + 1];
   }
   cp_async_wait<0>();
+  if constexpr (kDiag) cuda::block_commit<S::kThreads>(diag, acc);
 }
 
 // One compiled shape: rows per block (warps) and blocks per SM (launch bounds).
@@ -242,10 +253,10 @@ struct ShflKernel {
   int rows, threads;
   size_t smem;
 };
-template <int R, int TY, int MinBlocks>
+template <int R, int TY, int MinBlocks, bool kDiag = false>
 ShflKernel shfl_kernel() {
-  return {reinterpret_cast<const void*>(&acoustic_shfl_regqueue_kernel<R, TY, MinBlocks>), TY,
-          ShflShape<R, TY>::kThreads, sizeof(ShflSmem<R, TY>)};
+  return {reinterpret_cast<const void*>(&acoustic_shfl_regqueue_kernel<R, TY, MinBlocks, kDiag>),
+          TY, ShflShape<R, TY>::kThreads, sizeof(ShflSmem<R, TY>)};
 }
 
 }  // namespace
@@ -276,7 +287,13 @@ void launch_acoustic_shfl_regqueue(const StepSpec& s, const AcousticFields& f, v
     const char* e = std::getenv("SEISFD_SHFL_REGQUEUE_CONFIG");
     return std::string(e ? e : "y16b1");
   }();
-  const ShflKernel k = config == "y8b2" ? shfl_kernel<R, 8, 2>() : shfl_kernel<R, 16, 1>();
+  // Diagnostics are fused into the default shape; y8b2 runs the separate reduction first.
+  const bool fused = f.diag != nullptr && config != "y8b2";
+  const ShflKernel k = config == "y8b2" ? shfl_kernel<R, 8, 2>()
+                       : fused          ? shfl_kernel<R, 16, 1, true>()
+                                        : shfl_kernel<R, 16, 1>();
+  if (f.diag && !fused)
+    cuda::launch_diagnostics(f.cur, s, f.diag, static_cast<cudaStream_t>(stream));
   ShflParams<R> p{};
   p.l = s.layout;
   for (int a = 0; a < 3; ++a) {
@@ -310,7 +327,8 @@ void launch_acoustic_shfl_regqueue(const StepSpec& s, const AcousticFields& f, v
   const float* cur = f.cur;
   float* next = f.next;
   const float* vdt2 = f.vdt2;
-  void* args[] = {&p, &prev, &cur, &next, &vdt2};
+  cuda::DiagAccum* acc = f.diag;
+  void* args[] = {&p, &prev, &cur, &next, &vdt2, &acc};
   CUDA_CHECK(cudaLaunchKernel(k.fn, grid, dim3(k.threads), args, k.smem,
                               static_cast<cudaStream_t>(stream)));
   CUDA_CHECK_LAUNCH();

@@ -17,6 +17,7 @@
 #include "kernels/cpml.hpp"
 #include "kernels/cuda/aniso_naive.hpp"
 #include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda/engine_setup.hpp"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/cpml.hpp"
 #include "kernels/cuda/field_ops.hpp"
@@ -106,9 +107,10 @@ cuda::DeviceBuffer<T> upload(const std::vector<T>& h) {
 
 class CudaAnisoEngine final : public WaveEngine {
  public:
+  // `compress`: the grid-sized arrays in compressible memory (want_compression()).
   CudaAnisoEngine(const StepSpec& spec, const AnisoModel& m, double dt, const KernelVariant& v,
-                  int device)
-      : spec_(spec), kind_(m.kind), variant_(v) {
+                  int device, bool compress)
+      : spec_(spec), kind_(m.kind), variant_(v), device_(device), compress_(compress) {
     CUDA_CHECK(cudaSetDevice(device));
     const int64_t n = spec.layout.size();
     if (static_cast<int64_t>(m.velocity.size()) != n ||
@@ -129,11 +131,13 @@ class CudaAnisoEngine final : public WaveEngine {
       E[i] = static_cast<float>(1.0 + 2.0 * m.epsilon[i]);
       D[i] = static_cast<float>(std::sqrt(1.0 + 2.0 * m.delta[i]));
     }
-    vdt2_ = upload(vdt2);
-    E_ = upload(E);
-    D_ = upload(D);
+    vdt2_ = grid_array(vdt2);
+    E_ = grid_array(E);
+    D_ = grid_array(D);
     const std::vector<float> zeros(n, 0.0f);
-    for (auto* b : {&p_[0], &p_[1], &q_[0], &q_[1]}) *b = upload(zeros);
+    for (auto* b : {&p_[0], &p_[1], &q_[0], &q_[1]}) *b = grid_array(zeros);
+    compressed_ = compress && p_[0].compressed() && p_[1].compressed() && q_[0].compressed() &&
+                  q_[1].compressed();
     if (kind_ == AnisoKind::kTti) {
       if (static_cast<int64_t>(m.theta.size()) != n || static_cast<int64_t>(m.phi.size()) != n)
         throw std::invalid_argument("cuda aniso engine: theta/phi do not match the layout");
@@ -155,8 +159,8 @@ class CudaAnisoEngine final : public WaveEngine {
         axis[1][i] = static_cast<float>(ny);
         axis[2][i] = static_cast<float>(nx);
       }
-      for (int a = 0; a < 3; ++a) n_[a] = upload(axis[a]);
-      for (auto& g : g_) g = upload(zeros);
+      for (int a = 0; a < 3; ++a) n_[a] = grid_array(axis[a]);
+      for (auto& g : g_) g = grid_array(zeros);
     }
     if (spec.cpml_on()) cpml_ = std::make_unique<cuda::CpmlBoundary>(spec, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -177,8 +181,8 @@ class CudaAnisoEngine final : public WaveEngine {
                                   std::to_string(2 * spec_.radius) + "/naive");
     if (on && x_.size() == 0) {
       const std::vector<float> zeros(spec_.layout.size(), 0.0f);
-      x_ = upload(zeros);
-      y_ = upload(zeros);
+      x_ = grid_array(zeros);
+      y_ = grid_array(zeros);
     }
     adjoint_ = on;
   }
@@ -312,9 +316,25 @@ class CudaAnisoEngine final : public WaveEngine {
     fn(s, f, x_.get(), y_.get(), nullptr);
   }
 
+  // A grid-sized array, compressible where the engine was asked to.
+  cuda::DeviceBuffer<float> grid_array(const std::vector<float>& h) const {
+    cuda::DeviceBuffer<float> d(h.size(), compress_, device_);
+    d.upload(h);
+    return d;
+  }
+
+ public:
+  std::vector<std::pair<std::string, std::string>> details() const override { return details_; }
+  void set_details(std::vector<std::pair<std::string, std::string>> d) { details_ = std::move(d); }
+  bool compressed() const { return compressed_; }
+
+ private:
   StepSpec spec_;
   AnisoKind kind_;
   KernelVariant variant_;
+  int device_ = 0;
+  bool compress_ = false, compressed_ = false;
+  std::vector<std::pair<std::string, std::string>> details_;
   std::vector<double> vdt2_host_;
   cuda::DeviceBuffer<float> p_[2], q_[2], vdt2_, E_, D_, n_[3], g_[6];
   cuda::DeviceBuffer<int64_t> inj_index_, rec_offset_, rec_index_;
@@ -331,20 +351,14 @@ class CudaAnisoEngine final : public WaveEngine {
 
 std::unique_ptr<WaveEngine> make_cuda_aniso_engine(const StepSpec& spec, const AnisoModel& model,
                                                    double dt, const std::string& variant,
-                                                   int device) {
-  const auto devs = cuda_devices();
-  if (device < 0 || device >= static_cast<int>(devs.size()))
-    throw std::runtime_error("backend cuda: no CUDA device " + std::to_string(device) + " (found " +
-                             std::to_string(devs.size()) + ")");
-  const DeviceInfo& d = devs[device];
-  const size_t need = cuda_aniso_engine_bytes(spec, model.kind == AnisoKind::kTti);
-  if (need > d.free_bytes)
-    throw std::runtime_error("backend cuda: the run needs " + std::to_string(need >> 20) +
-                             " MiB of device memory, " + d.name + " has " +
-                             std::to_string(d.free_bytes >> 20) + " MiB free");
-  const KernelVariant& v =
-      resolve_variant(variant, aniso_name(model.kind), 2 * spec.radius, spec, d.compute_capability);
-  return std::make_unique<CudaAnisoEngine>(spec, model, dt, v, device);
+                                                   int device, Compressible compressible) {
+  const cuda::EngineSetup s = cuda::prepare_engine(
+      spec, cuda_aniso_engine_bytes(spec, model.kind == AnisoKind::kTti), variant,
+      aniso_name(model.kind), device, compressible);
+  auto e =
+      std::make_unique<CudaAnisoEngine>(spec, model, dt, *s.choice.variant, device, s.compress);
+  e->set_details(cuda::engine_details(s, e->compressed()));
+  return e;
 }
 
 }  // namespace seisfd

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/compressible.hpp"
 
 namespace seisfd::cuda {
 
@@ -17,13 +18,27 @@ class DeviceBuffer {
   explicit DeviceBuffer(size_t n) : n_(n) {
     if (n > 0) CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T)));
   }
+  // With `compressible`, through the virtual memory API asking for generic compression
+  // (compressed() says whether the driver granted it); a plain allocation otherwise.
+  DeviceBuffer(size_t n, bool compressible, int device) : n_(n) {
+    if (n == 0) return;
+    if (!compressible) {
+      CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&p_), n * sizeof(T)));
+      return;
+    }
+    vmm_ = allocate_compressible(n * sizeof(T), device);
+    p_ = static_cast<T*>(vmm_.ptr);
+  }
   DeviceBuffer(DeviceBuffer&& o) noexcept
-      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+      : p_(std::exchange(o.p_, nullptr)),
+        n_(std::exchange(o.n_, 0)),
+        vmm_(std::exchange(o.vmm_, VmmAllocation{})) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {
       reset();
       p_ = std::exchange(o.p_, nullptr);
       n_ = std::exchange(o.n_, 0);
+      vmm_ = std::exchange(o.vmm_, VmmAllocation{});
     }
     return *this;
   }
@@ -32,10 +47,15 @@ class DeviceBuffer {
   ~DeviceBuffer() { reset(); }
 
   void reset() noexcept {
-    if (p_) cudaFree(p_);  // destructors never throw
+    if (vmm_.ptr)
+      release_compressible(vmm_);  // never throws
+    else if (p_)
+      cudaFree(p_);  // destructors never throw
     p_ = nullptr;
     n_ = 0;
+    vmm_ = VmmAllocation{};
   }
+  bool compressed() const { return vmm_.compressed; }
   T* get() const { return p_; }
   size_t size() const { return n_; }
   size_t bytes() const { return n_ * sizeof(T); }
@@ -52,6 +72,7 @@ class DeviceBuffer {
  private:
   T* p_ = nullptr;
   size_t n_ = 0;
+  VmmAllocation vmm_;
 };
 
 class Stream {

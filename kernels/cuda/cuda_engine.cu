@@ -25,6 +25,7 @@
 #include <tuple>
 
 #include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda/engine_setup.hpp"
 #include "kernels/cuda/cpml.hpp"
 #include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda_backend.hpp"
@@ -37,17 +38,19 @@ using cuda::DeviceBuffer;
 
 class CudaEngine final : public WaveEngine {
  public:
+  // `compress`: the wavefields and (v dt)^2 in compressible memory (want_compression()).
   CudaEngine(const StepSpec& spec, const std::vector<float>& velocity, double dt,
-             const KernelVariant& variant, int device)
+             const KernelVariant& variant, int device, bool compress)
       : spec_(spec), variant_(variant), device_(device) {
     CUDA_CHECK(cudaSetDevice(device));
     const size_t n = static_cast<size_t>(spec.layout.size());
     std::vector<float> vdt2(n);
     for (size_t i = 0; i < n; ++i) vdt2[i] = static_cast<float>(vdt_squared(velocity[i], dt));
     vdt2_host_ = vdt2;
-    vdt2_ = DeviceBuffer<float>(n);
-    prev_ = DeviceBuffer<float>(n);
-    cur_ = DeviceBuffer<float>(n);
+    vdt2_ = DeviceBuffer<float>(n, compress, device);
+    prev_ = DeviceBuffer<float>(n, compress, device);
+    cur_ = DeviceBuffer<float>(n, compress, device);
+    compressed_ = compress && prev_.compressed() && cur_.compressed();
     vdt2_.upload(vdt2, stream_.get());
     CUDA_CHECK(cudaMemsetAsync(prev_.get(), 0, prev_.bytes(), stream_.get()));
     CUDA_CHECK(cudaMemsetAsync(cur_.get(), 0, cur_.bytes(), stream_.get()));
@@ -236,6 +239,10 @@ class CudaEngine final : public WaveEngine {
 
   void synchronize() override { stream_.synchronize(); }
 
+  std::vector<std::pair<std::string, std::string>> details() const override { return details_; }
+  void set_details(std::vector<std::pair<std::string, std::string>> d) { details_ = std::move(d); }
+  bool compressed() const { return compressed_; }
+
  private:
   static constexpr int kRing = 64;  // diagnostics in flight before queue_diagnostics waits
   struct Pending {
@@ -327,6 +334,8 @@ class CudaEngine final : public WaveEngine {
     return !(e && std::string(e) == "0");
   }();
   std::optional<Pending> fused_;  // marked, to be reduced by the next update
+  bool compressed_ = false;
+  std::vector<std::pair<std::string, std::string>> details_;
 };
 
 }  // namespace
@@ -365,20 +374,13 @@ std::vector<DeviceInfo> cuda_devices() {
 
 std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec& spec,
                                              const std::vector<float>& velocity, double dt,
-                                             const std::string& variant, int device) {
-  const auto devs = cuda_devices();
-  if (device < 0 || device >= static_cast<int>(devs.size()))
-    throw std::runtime_error("backend cuda: no CUDA device " + std::to_string(device) + " (found " +
-                             std::to_string(devs.size()) + ")");
-  const DeviceInfo& d = devs[device];
-  const size_t need = cuda_engine_bytes(spec);
-  if (need > d.free_bytes)
-    throw std::runtime_error("backend cuda: the run needs " + std::to_string(need >> 20) +
-                             " MiB of device memory, " + d.name + " has " +
-                             std::to_string(d.free_bytes >> 20) + " MiB free");
-  const KernelVariant& v =
-      resolve_variant(variant, "acoustic", 2 * spec.radius, spec, d.compute_capability);
-  return std::make_unique<CudaEngine>(spec, velocity, dt, v, device);
+                                             const std::string& variant, int device,
+                                             Compressible compressible) {
+  const cuda::EngineSetup s = cuda::prepare_engine(spec, cuda_engine_bytes(spec), variant,
+                                                   "acoustic", device, compressible);
+  auto e = std::make_unique<CudaEngine>(spec, velocity, dt, *s.choice.variant, device, s.compress);
+  e->set_details(cuda::engine_details(s, e->compressed()));
+  return e;
 }
 
 }  // namespace seisfd

@@ -260,7 +260,7 @@ VerifyResult verify_variant(const KernelVariant& v, const StepSpec& spec, int st
 }
 
 Timing time_variant(const KernelVariant& v, const StepSpec& spec, int steps, int repeats,
-                    int warmup) {
+                    int warmup, bool zero_fields) {
   const size_t n = static_cast<size_t>(spec.layout.size());
   if (v.physics == "vti" || v.physics == "tti") {
     // p and q at two levels, (v dt)^2, E, D; TTI: the axis and the six cross intermediates.
@@ -312,8 +312,9 @@ Timing time_variant(const KernelVariant& v, const StepSpec& spec, int steps, int
   cuda::Stream st;
   DeviceBuffer<float> a(n), b(n), vd(n);
   const float vmax = stable_vdt2(spec, 0.9);
-  cuda::launch_fill_hash(a.get(), n, 1, 0.0f, 1.0f, st.get());
-  cuda::launch_fill_hash(b.get(), n, 2, 0.0f, 1.0f, st.get());
+  const float amp = zero_fields ? 0.0f : 1.0f;
+  cuda::launch_fill_hash(a.get(), n, 1, 0.0f, amp, st.get());
+  cuda::launch_fill_hash(b.get(), n, 2, 0.0f, amp, st.get());
   cuda::launch_fill_hash(vd.get(), n, 3, 0.75f * vmax, 0.25f * vmax, st.get());
   float* pa = a.get();
   float* pb = b.get();

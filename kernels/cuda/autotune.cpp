@@ -1,0 +1,186 @@
+#include "kernels/cuda/autotune.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <unistd.h>
+
+#include "kernels/kernel_bench.hpp"
+
+namespace seisfd::cuda {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string cache_path() {
+  if (const char* p = std::getenv("SEISFD_AUTOTUNE_CACHE"); p && *p) return p;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return (fs::path(x) / "seisfd" / "autotune.tsv").string();
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return (fs::path(h) / ".cache" / "seisfd" / "autotune.tsv").string();
+  return "";
+}
+
+// device, physics, order, computational shape (z y x) and the candidates' names: a new
+// variant in the build, or one that stops being runnable, measures again.
+std::string cache_key(const std::string& device, const std::string& physics, int order,
+                      const StepSpec& spec, const std::vector<const KernelVariant*>& cands) {
+  std::ostringstream k;
+  k << "hash+zero\t" << device << '\t' << physics << '\t' << order << '\t' << spec.layout.nz << 'x'
+    << spec.layout.ny << 'x' << spec.layout.nx << '\t';
+  for (size_t i = 0; i < cands.size(); ++i) k << (i ? "," : "") << cands[i]->name;
+  return k.str();
+}
+
+// The cached line's measurements for `key`, in candidate order; empty when absent or stale.
+std::vector<std::pair<std::string, double>> read_cache(const std::string& path,
+                                                       const std::string& key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) != 0 || line.size() <= key.size() ||
+        line[key.size()] != '\t')
+      continue;
+    std::vector<std::pair<std::string, double>> out;
+    std::istringstream rest(line.substr(key.size() + 1));
+    std::string item;
+    while (std::getline(rest, item, ',')) {
+      const auto eq = item.rfind('=');
+      if (eq == std::string::npos) return {};
+      try {
+        out.emplace_back(item.substr(0, eq), std::stod(item.substr(eq + 1)));
+      } catch (const std::exception&) {
+        return {};
+      }
+    }
+    return out;
+  }
+  return {};
+}
+
+// Replaces the key's line (written to a temporary file, then renamed). Returns false where the
+// cache cannot be written; the run goes on with what it measured.
+bool write_cache(const std::string& path, const std::string& key,
+                 const std::vector<std::pair<std::string, double>>& gcells) {
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  std::vector<std::string> keep;
+  {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line))
+      if (line.compare(0, key.size() + 1, key + '\t') != 0) keep.push_back(line);
+  }
+  std::ostringstream entry;
+  entry << key << '\t';
+  for (size_t i = 0; i < gcells.size(); ++i) {
+    char v[32];
+    std::snprintf(v, sizeof v, "%.2f", gcells[i].second);
+    entry << (i ? "," : "") << gcells[i].first << '=' << v;
+  }
+  keep.push_back(entry.str());
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    for (const auto& l : keep) out << l << '\n';
+    if (!out) return false;
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+  return !ec;
+}
+
+const KernelVariant* by_name(const std::vector<const KernelVariant*>& cands,
+                             const std::string& name) {
+  for (const KernelVariant* v : cands)
+    if (v->name == name) return v;
+  return nullptr;
+}
+
+}  // namespace
+
+VariantChoice choose_variant(const std::string& requested, const std::string& physics, int order,
+                             const StepSpec& spec, const std::string& device_name, int cc) {
+  VariantChoice c;
+  if (requested != "auto") {
+    c.variant = &resolve_variant(requested, physics, order, spec, cc);
+    c.how = "named in the config";
+    return c;
+  }
+  const auto cands = runnable_variants(physics, order, spec, cc);
+  if (cands.empty()) {
+    c.variant = &resolve_variant(requested, physics, order, spec, cc);  // throws the message
+    return c;
+  }
+  c.variant = cands.front();
+  if (cands.size() == 1) {
+    c.how = "only candidate";
+    return c;
+  }
+  if (const char* e = std::getenv("SEISFD_AUTOTUNE"); e && std::string(e) == "0") {
+    c.how = "preference order (SEISFD_AUTOTUNE=0)";
+    return c;
+  }
+  const std::string path = cache_path();
+  const std::string key = cache_key(device_name, physics, order, spec, cands);
+  if (!path.empty()) {
+    auto cached = read_cache(path, key);
+    if (cached.size() == cands.size()) {
+      const auto best = std::max_element(cached.begin(), cached.end(),
+                                         [](auto& a, auto& b) { return a.second < b.second; });
+      if (const KernelVariant* v = by_name(cands, best->first)) {
+        c.variant = v;
+        c.how = "cached (" + path + ")";
+        c.gcells = std::move(cached);
+        return c;
+      }
+    }
+  }
+  // Enough steps per repeat that launch gaps do not decide (about 2e9 cell updates). A run
+  // from a point source goes from zero fields to a wavefield everywhere, and some variants run
+  // at different speeds on the two (bench/NOTES.md): each is timed on both, and ranked by the
+  // mean of the two times.
+  const double cells = static_cast<double>(spec.layout.cells());
+  const int steps = static_cast<int>(std::clamp(2e9 / cells, 10.0, 200.0));
+  double best = -1;
+  for (const KernelVariant* v : cands) {
+    double g = 0;
+    try {
+      const double ms = 0.5 * (bench::time_variant(*v, spec, steps, 3, 2, false).median_ms +
+                               bench::time_variant(*v, spec, steps, 3, 2, true).median_ms);
+      g = ms > 0 ? cells / (ms * 1e-3) / 1e9 : 0;
+    } catch (const std::runtime_error&) {
+      g = 0;  // a launch the device refuses (a cluster or TMA feature): not a candidate
+    }
+    c.gcells.emplace_back(v->name, g);
+    if (g > best) {
+      best = g;
+      c.variant = v;
+    }
+  }
+  if (best <= 0)
+    throw std::runtime_error("kernel.variant = auto: no candidate ran for " + physics + " order " +
+                             std::to_string(order) + " on " + device_name);
+  c.how = "measured";
+  if (!path.empty() && write_cache(path, key, c.gcells)) c.how += ", cached in " + path;
+  return c;
+}
+
+std::string describe(const VariantChoice& c) {
+  std::ostringstream s;
+  s << c.how;
+  for (size_t i = 0; i < c.gcells.size(); ++i) {
+    char v[32];
+    std::snprintf(v, sizeof v, "%.1f", c.gcells[i].second);
+    s << (i ? ", " : ": ") << c.gcells[i].first << ' ' << v;
+  }
+  if (!c.gcells.empty()) s << " Gcells/s";
+  return s.str();
+}
+
+}  // namespace seisfd::cuda

@@ -1,0 +1,36 @@
+// kernel.variant = "auto": the fastest runnable variant for the physics, order, grid shape and
+// device, measured with the benchmark's timing (kernel_bench.hpp: device events, in-place
+// rotation) on hashed and on all-zero wavefields (the two ends of a run from a point source;
+// ranked by the mean time), and cached, so a run on the same device and shape measures nothing.
+//
+// The cache is a text file, one line per (device, physics, order, shape, candidates) key with
+// the chosen variant and each candidate's Gcells/s: $SEISFD_AUTOTUNE_CACHE if set, else
+// $XDG_CACHE_HOME/seisfd/autotune.tsv, else ~/.cache/seisfd/autotune.tsv. SEISFD_AUTOTUNE=0
+// skips measuring (the registry's order of preference decides). Plain C++.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/registry.hpp"
+#include "kernels/step_spec.hpp"
+
+namespace seisfd::cuda {
+
+struct VariantChoice {
+  const KernelVariant* variant = nullptr;
+  // How it was chosen: "named in the config", "only candidate", "measured", "cached (<file>)",
+  // "preference order (SEISFD_AUTOTUNE=0)".
+  std::string how;
+  std::vector<std::pair<std::string, double>> gcells;  // per candidate, where measured or cached
+};
+
+// Resolves `requested` (a name or "auto") on the current device, whose name and compute
+// capability are given. Throws std::invalid_argument as resolve_variant does.
+VariantChoice choose_variant(const std::string& requested, const std::string& physics, int order,
+                             const StepSpec& spec, const std::string& device_name, int cc);
+
+// "measured: a 181.2, b 179.9 Gcells/s" and the like, for the run report.
+std::string describe(const VariantChoice& c);
+
+}  // namespace seisfd::cuda
