@@ -71,8 +71,8 @@ Timing time_variant(const KernelVariant& variant, const StepSpec& spec, int step
                     int warmup, bool zero_fields = false);
 // The streaming kernel of the physics' access pattern (minimal_bytes_per_cell) over
 // spec.layout.cells() cells, timed the same way.
-Timing time_stream_ceiling(const StepSpec& spec, const std::string& physics, int steps,
-                           int repeats, int warmup);
+Timing time_stream_ceiling(const StepSpec& spec, const std::string& physics, int steps, int repeats,
+                           int warmup);
 // Device-to-device copy of `bytes`: bytes read + written per second, median of `repeats`, GB/s.
 double copy_bandwidth_gbps(size_t bytes, int repeats);
 

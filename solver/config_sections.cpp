@@ -222,8 +222,9 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   const Section boundary = optional("boundary");
   c.boundary = read_boundary(boundary);
   if (c.physics.equation == Equation::kTti && c.boundary.type == BoundaryType::kCpml)
-    boundary.fail("type", "\"cpml\" is not implemented for physics.equation = \"tti\" (unstable "
-                          "with a tilted symmetry axis in the layers); use \"sponge\"");
+    boundary.fail("type",
+                  "\"cpml\" is not implemented for physics.equation = \"tti\" (unstable "
+                  "with a tilted symmetry axis in the layers); use \"sponge\"");
   c.output = read_output(optional("output"), receivers.has_value());
   c.kernel = read_kernel(optional("kernel"));
   return c;

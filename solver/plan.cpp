@@ -243,11 +243,11 @@ RunPlan make_plan(const RunConfig& c) {
   p.host_bytes = (3 * static_cast<size_t>(g.layout().size()) + cpml_aux_cells(p.spec)) * elem +
                  static_cast<size_t>(g.layout().size()) * 4 + traces;
   if (aniso)  // p, q (two levels), (v dt)^2, E, D; TTI: axis, n_i^2, 6 intermediates; CPML aux
-    p.host_bytes = ((c.physics.equation == Equation::kTti ? 19 : 7) *
-                        static_cast<size_t>(g.layout().size()) +
-                    cpml_aux_cells(p.spec)) *
-                       elem +
-                   static_cast<size_t>(g.layout().size()) * 4 + traces;
+    p.host_bytes =
+        ((c.physics.equation == Equation::kTti ? 19 : 7) * static_cast<size_t>(g.layout().size()) +
+         cpml_aux_cells(p.spec)) *
+            elem +
+        static_cast<size_t>(g.layout().size()) * 4 + traces;
   return p;
 }
 

@@ -185,21 +185,23 @@ void stability_run(AnisoKind kind, int steps) {
   EXPECT_LE(energy.back(), energy[half - 1]) << "late-time growth";
 }
 
-TEST(AnisoCpmlStability, Vti20000Steps) { stability_run(AnisoKind::kVti, 20000); }
+TEST(AnisoCpmlStability, Vti20000Steps) {
+  stability_run(AnisoKind::kVti, 20000);
+}
 
 // fp32 against fp64 with CPML and a free surface, whole field while the pulse crosses the
 // layers and traces after 500 steps: the rounding floor the GPU comparison
 // (tests/test_gpu_anisotropic.cpp) is held against.
 TEST(AnisoCpml, Fp32MatchesFp64) {
-  auto p = test::homogeneous(test::cube_grid(36, 30, 28, 10.0), test::cpml(16, 16, true), 8,
-                             2000.0, 0.9);
+  auto p = test::homogeneous(test::cube_grid(36, 30, 28, 10.0), test::cpml(16, 16, true), 8, 2000.0,
+                             0.9);
   std::mt19937 rng(5);
   const AnisoModel m = test::make_aniso_model(p, test::smooth_random_case(AnisoKind::kVti, rng));
   p.dt = 0.9 * stability_limit(2000.0 * std::sqrt(1.6), 4, p.spec.h);
   SourceConfig sc;
   sc.frequency = 16;
-  const auto S = make_points(p.grid, p.spec, {{170.3, 150.2, 90.7}}, PointInterp::kSinc,
-                             PointRole::kSource);
+  const auto S =
+      make_points(p.grid, p.spec, {{170.3, 150.2, 90.7}}, PointInterp::kSinc, PointRole::kSource);
   const auto R = make_points(p.grid, p.spec, {{100.0, 100.0, 60.0}, {250.5, 200.0, 150.0}},
                              PointInterp::kSinc, PointRole::kReceiver);
   for (int nt : {251, 501}) {

@@ -298,7 +298,7 @@ TEST(GpuDiagnostics, FusedEqualTheSeparateReduction) {
       queue(10);
       advance(10, 13);  // odd chunk: buffer roles swap
       queue(13);
-      queue(13);  // twice in a row: the first is reduced separately
+      queue(13);        // twice in a row: the first is reduced separately
       advance(13, 14);  // a one-step chunk
       queue(14);
       advance(15, 30);  // does not start at the marked field: reduced before the jump

@@ -72,7 +72,11 @@ struct AnisoShot {
 AnisoShot aniso_shot(AnisoKind kind, int order, const BoundaryConfig& b = test::sponge(16, true),
                      int nt = 501) {
   AnisoShot s{test::homogeneous(test::cube_grid(36, 30, 28, 10.0), b, order, 2000.0, 0.9),
-              {}, {}, {}, {}, nt};
+              {},
+              {},
+              {},
+              {},
+              nt};
   test::Problem& p = s.p;
   const Layout& l = p.grid.layout();
   for (int z = 0; z < l.nz; ++z)

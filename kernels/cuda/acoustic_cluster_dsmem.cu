@@ -32,10 +32,10 @@ struct CdShape {
   static constexpr int kTX4 = kTX / 4;
   static constexpr int kThreads = kTX4 * kTY;
   static constexpr int kRP = (R + 3) / 4 * 4;
-  static constexpr int kSide = kRP / 4;      // float4s of x halo on each side of a row
-  static constexpr int kW = kTX + 2 * kRP;   // shared row, floats
-  static constexpr int kH = kTY + 2 * R;     // shared rows
-  static constexpr int kRows4 = R * kTX4;    // float4s of R rows of the tile's width
+  static constexpr int kSide = kRP / 4;     // float4s of x halo on each side of a row
+  static constexpr int kW = kTX + 2 * kRP;  // shared row, floats
+  static constexpr int kH = kTY + 2 * R;    // shared rows
+  static constexpr int kRows4 = R * kTX4;   // float4s of R rows of the tile's width
   // Global halo jobs: R rows above and R below (tile width, no corners: the stencil is a star),
   // kSide float4s each side of the kTY rows. The y rows supplied by a neighbour are skipped.
   static constexpr int kHalo4 = 2 * kRows4 + kTY * 2 * kSide;
@@ -134,7 +134,8 @@ __device__ __forceinline__ void st_cluster4(unsigned addr, float4 v) {
 // `bar` of the block that holds `addr`; no fence on the storing thread.
 __device__ __forceinline__ void st_async4(unsigned addr, float4 v, unsigned bar) {
   asm volatile(
-      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, [%5];\n" ::"r"(addr),
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.f32 [%0], {%1, %2, %3, %4}, "
+      "[%5];\n" ::"r"(addr),
       "f"(v.x), "f"(v.y), "f"(v.z), "f"(v.w), "r"(bar)
       : "memory");
 }
@@ -278,8 +279,7 @@ __global__ void __launch_bounds__(CdShape<R>::kThreads, 2)
     if (kAsync) push_bar = map_to_rank(&sm.full[0], rank + 1);
   }
   // Bytes the neighbours push into each stage of this block (kAsync).
-  const unsigned expect_bytes =
-      (has_up ? R * S::kTX * 4u : 0u) + (has_dn ? R * S::kTX * 4u : 0u);
+  const unsigned expect_bytes = (has_up ? R * S::kTX * 4u : 0u) + (has_dn ? R * S::kTX * 4u : 0u);
 
   auto issue = [&](int z, int st) {
     if (z < ze) {
@@ -348,7 +348,7 @@ __global__ void __launch_bounds__(CdShape<R>::kThreads, 2)
         mbar_wait_parity(&sm.full[st], ((z - zb) / kStages) & 1);  // they have landed
       }
     }
-    __syncthreads();              // everyone's copies have; the stage of plane z-1 is free
+    __syncthreads();  // everyone's copies have; the stage of plane z-1 is free
     const int st1 = st + 1 == kStages ? 0 : st + 1;
 
     q[2 * R] = *reinterpret_cast<const float4*>(&sm.own[st][0][0] + own_sm);
@@ -437,7 +437,8 @@ void launch_acoustic_cluster_dsmem(const StepSpec& s, const AcousticFields& f, v
     const char* e = std::getenv("SEISFD_CLUSTER_DSMEM_SIZE");
     const int c = e ? std::atoi(e) : kDefaultCluster;
     if (c < 1 || c > 8)
-      throw std::invalid_argument("SEISFD_CLUSTER_DSMEM_SIZE must be 1..8 (portable cluster sizes)");
+      throw std::invalid_argument(
+          "SEISFD_CLUSTER_DSMEM_SIZE must be 1..8 (portable cluster sizes)");
     return c;
   }();
   // One tile per column: no y neighbours, nothing to exchange. Fewer tiles than the preferred

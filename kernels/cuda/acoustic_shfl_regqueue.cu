@@ -80,17 +80,17 @@ __device__ __forceinline__ void x_neighbours(float (&xs)[4 + 2 * RP], const floa
   for (int l = 0; l < 4; ++l) xs[RP + l] = cuda::lane(m, l);
 #pragma unroll
   for (int s = 1; s <= RP / 4; ++s) {
-    const bool right_halo = ln < s;      // read by lane ln + 32 - s: past the segment's end
+    const bool right_halo = ln < s;       // read by lane ln + 32 - s: past the segment's end
     const bool left_halo = ln >= 32 - s;  // read by lane ln - 32 + s: before its start
     const int from_right = (ln + s) & 31, from_left = (ln - s) & 31;
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       if (4 * s + e <= 3 + R)  // right neighbour p = 4 s + e
-        xs[RP + 4 * s + e] = __shfl_sync(
-            0xffffffffu, right_halo ? cuda::lane(h, e) : cuda::lane(m, e), from_right);
+        xs[RP + 4 * s + e] =
+            __shfl_sync(0xffffffffu, right_halo ? cuda::lane(h, e) : cuda::lane(m, e), from_right);
       if (e - 4 * s >= -R)  // left neighbour p = e - 4 s
-        xs[RP + e - 4 * s] = __shfl_sync(
-            0xffffffffu, left_halo ? cuda::lane(h, e) : cuda::lane(m, e), from_left);
+        xs[RP + e - 4 * s] =
+            __shfl_sync(0xffffffffu, left_halo ? cuda::lane(h, e) : cuda::lane(m, e), from_left);
     }
   }
 }

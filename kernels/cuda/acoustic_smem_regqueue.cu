@@ -472,7 +472,8 @@ void launch_acoustic_smem_regqueue(const StepSpec& s, const AcousticFields& f, v
                  : reinterpret_cast<const void*>(&acoustic_smem_regqueue_async_kernel<R, 2, false>);
     smem = sizeof(AsyncSmem<R>);
   }
-  if (f.diag && !fused) cuda::launch_diagnostics(f.cur, s, f.diag, static_cast<cudaStream_t>(stream));
+  if (f.diag && !fused)
+    cuda::launch_diagnostics(f.cur, s, f.diag, static_cast<cudaStream_t>(stream));
   // Resident blocks per kernel (the z-chunk plan depends on them); set up once per kernel.
   static std::mutex mu;
   static std::map<const void*, int> slots_of;

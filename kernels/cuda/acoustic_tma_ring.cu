@@ -1,7 +1,7 @@
 #include "kernels/cuda/acoustic_tma_ring.hpp"
 
-#include <cuda.h>           // CUtensorMap and its enums (types only: libcuda is not linked)
-#include <cudaTypedefs.h>   // PFN_cuTensorMapEncodeTiled_v12000
+#include <cuda.h>          // CUtensorMap and its enums (types only: libcuda is not linked)
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled_v12000
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -18,7 +18,9 @@
 namespace seisfd {
 namespace {
 
-constexpr size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+constexpr size_t round_up(size_t n, size_t a) {
+  return (n + a - 1) / a * a;
+}
 
 // Tile 64 x TY cells, a thread per 4 consecutive x cells (16-byte shared-memory reads, 16-byte
 // global stores). The cur box is (TY + 2R) rows of 64 + 2 RP floats; the x halo RP is R rounded
@@ -31,7 +33,9 @@ constexpr size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 //    copies of the same group, as smem_regqueue does it (the box centre is read twice from L2).
 //    Shared memory: kAhead + 1 stages of a cur box and three own tiles.
 // Plus kAhead + 2 mbarriers.
-constexpr int halo_x(int R) { return (R + 3) / 4 * 4; }
+constexpr int halo_x(int R) {
+  return (R + 3) / 4 * 4;
+}
 constexpr size_t cbox_stride(int R, int TY) {
   return round_up(size_t{4} * (64 + 2 * halo_x(R)) * (TY + 2 * R), 128);
 }
@@ -115,8 +119,8 @@ __device__ __forceinline__ void mbar_wait(uint64_t* bar, unsigned parity) {
 }
 // One box of a 3D tensor map at (x, y, z) into shared memory, completing on `bar`. Parts of the
 // box outside the tensor are filled with zeros (and still counted in the transaction bytes).
-__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar,
-                                            int x, int y, int z) {
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, uint64_t* bar, int x,
+                                            int y, int z) {
   asm volatile(
       "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(smem_u32(dst)),
@@ -178,7 +182,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     for (int l = 0; l < 4; ++l) gxy[l] = g_y + cuda::sponge_axis(p.sponge, 2, gx + l);
   }
   const int own_box = (ty + R) * S::kW + S::kRP + 4 * tx;  // own cells in a cur box
-  const int own_tile = ty * S::kTX + 4 * tx;                // own cells in an own tile
+  const int own_tile = ty * S::kTX + 4 * tx;               // own cells in an own tile
 
   const bool producer = t == 0;
   auto issue_group = [&](int g) {
@@ -309,12 +313,13 @@ EncodeTiledFn encode_tiled() {
   if (!fn) {
     void* f = nullptr;
     cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    const cudaError_t e =
-        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &q);
+    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000,
+                                                           cudaEnableDefault, &q);
     if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !f)
       throw std::runtime_error(
           "tma_ring: the driver does not provide cuTensorMapEncodeTiled (CUDA 12.0+ driver "
-          "needed): " + std::string(cudaGetErrorString(e)));
+          "needed): " +
+          std::string(cudaGetErrorString(e)));
     fn = reinterpret_cast<EncodeTiledFn>(f);
   }
   return fn;
@@ -357,16 +362,16 @@ class TensorMapCache {
                                    static_cast<cuuint64_t>(l.sz) * 4};
     const cuuint32_t box[3] = {static_cast<cuuint32_t>(box_w), static_cast<cuuint32_t>(box_h), 1};
     const cuuint32_t elem[3] = {1, 1, 1};
-    const CUresult r = encode_tiled()(
-        &m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(ptr), dims, strides, box, elem,
-        CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, promo,
-        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    const CUresult r =
+        encode_tiled()(&m, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, const_cast<float*>(ptr), dims,
+                       strides, box, elem, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                       CU_TENSOR_MAP_SWIZZLE_NONE, promo, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
       throw std::runtime_error("tma_ring: cuTensorMapEncodeTiled failed (CUresult " +
                                std::to_string(static_cast<int>(r)) + ") for a " +
                                std::to_string(l.nz) + " x " + std::to_string(l.ny) + " x " +
-                               std::to_string(l.nx) + " array, row stride " +
-                               std::to_string(l.sy) + " floats");
+                               std::to_string(l.nx) + " array, row stride " + std::to_string(l.sy) +
+                               " floats");
     return m;
   }
 
@@ -433,8 +438,8 @@ void run(const StepSpec& s, const AcousticFields& f, cudaStream_t stream) {
   // Split: the own tile of cur at z+R (64 x TY box); unused by the deep ring.
   const CUtensorMap mo = S::kSplit ? c.get(f.cur, s.layout, S::kTX, S::kTY, promo) : mp;
   const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
-  acoustic_tma_ring_kernel<S><<<grid, S::kThreads, S::kSmem, stream>>>(p, mc, mp, mv, mo, f.cur,
-                                                                         f.next);
+  acoustic_tma_ring_kernel<S>
+      <<<grid, S::kThreads, S::kSmem, stream>>>(p, mc, mp, mv, mo, f.cur, f.next);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -465,14 +470,15 @@ bool try_config(const std::string& name, const char* label, const StepSpec& s,
                 const AcousticFields& f, cudaStream_t st) {
   if (name != label) return false;
   // Three blocks per SM cap the registers at 80: the queue of R > 5 would spill.
-  if constexpr (ring_fits(R, TY, B, Split, A) && !(B >= 3 && R > 5) && !(B >= 2 && TY > 16 && R > 2)) {
+  if constexpr (ring_fits(R, TY, B, Split, A) && !(B >= 3 && R > 5) &&
+                !(B >= 2 && TY > 16 && R > 2)) {
     run<TmaShape<R, TY, B, Split, A>>(s, f, st);
     return true;
   } else {
-    throw std::invalid_argument(std::string("tma_ring: configuration ") + label +
-                                " does not fit order " + std::to_string(2 * R) + " (" +
-                                std::to_string(ring_smem(R, TY, Split, A)) + " B of shared memory x " +
-                                std::to_string(B) + " blocks per SM, or a spilling queue)");
+    throw std::invalid_argument(
+        std::string("tma_ring: configuration ") + label + " does not fit order " +
+        std::to_string(2 * R) + " (" + std::to_string(ring_smem(R, TY, Split, A)) +
+        " B of shared memory x " + std::to_string(B) + " blocks per SM, or a spilling queue)");
   }
 }
 
@@ -500,15 +506,17 @@ void launch_acoustic_tma_ring(const StepSpec& s, const AcousticFields& f, void* 
       try_config<R, 16, 2, true, 2>(config, "s16b2", s, f, st) ||
       try_config<R, 32, 1, true, 2>(config, "s32b1", s, f, st))
     return;
-  throw std::invalid_argument("SEISFD_TMA_RING_CONFIG: unknown configuration '" + config +
-                              "' (t16b3, t16b2, t32b1, t32b2, t16b3a3, t16b2a3, t32b1a3, s16b3, s16b2, s32b1)");
+  throw std::invalid_argument(
+      "SEISFD_TMA_RING_CONFIG: unknown configuration '" + config +
+      "' (t16b3, t16b2, t32b1, t32b2, t16b3a3, t16b2a3, t32b1a3, s16b3, s16b2, s32b1)");
 }
 
 std::string can_implement_acoustic_tma_ring(const StepSpec& s, int compute_capability) {
   if (compute_capability < 90)
     return "needs compute capability 9.0 (cp.async.bulk.tensor, mbarrier transaction counts)";
   std::string why = cuda::check_region(s);
-  if (why.empty()) why = cuda::check_vector_layout(s);  // also makes TMA's strides 128-byte multiples
+  if (why.empty())
+    why = cuda::check_vector_layout(s);  // also makes TMA's strides 128-byte multiples
   if (!why.empty()) return why;
   const Layout& l = s.layout;
   // TMA: global extents below 2^32 (int coordinates here), strides below 2^40 bytes.

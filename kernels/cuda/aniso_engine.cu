@@ -55,8 +55,8 @@ __global__ void aniso_record_kernel(const float* p, const float* q, const int64_
 // The adjoint's pre-pass over the updated region: X = E p + D q, Y = D p + q (the fields the
 // transposed update's stencils act on; zero elsewhere, as allocated).
 __global__ void aniso_transpose_prepass_kernel(const float* p, const float* q, const float* E,
-                                               const float* D, float* X, float* Y, Layout l,
-                                               int z0, int y0, int x0, int nz, int ny, int nx) {
+                                               const float* D, float* X, float* Y, Layout l, int z0,
+                                               int y0, int x0, int nz, int ny, int nx) {
   const int x = x0 + blockIdx.x * blockDim.x + threadIdx.x;
   const int y = y0 + blockIdx.y * blockDim.y + threadIdx.y;
   const int z = z0 + blockIdx.z * blockDim.z + threadIdx.z;
@@ -289,6 +289,10 @@ class CudaAnisoEngine final : public WaveEngine {
 
   void synchronize() override { CUDA_CHECK(cudaDeviceSynchronize()); }
 
+  std::vector<std::pair<std::string, std::string>> details() const override { return details_; }
+  void set_details(std::vector<std::pair<std::string, std::string>> d) { details_ = std::move(d); }
+  bool compressed() const { return compressed_; }
+
  private:
   void mirror(float* fld) {
     const Layout& l = spec_.layout;
@@ -323,12 +327,6 @@ class CudaAnisoEngine final : public WaveEngine {
     return d;
   }
 
- public:
-  std::vector<std::pair<std::string, std::string>> details() const override { return details_; }
-  void set_details(std::vector<std::pair<std::string, std::string>> d) { details_ = std::move(d); }
-  bool compressed() const { return compressed_; }
-
- private:
   StepSpec spec_;
   AnisoKind kind_;
   KernelVariant variant_;
@@ -352,9 +350,9 @@ class CudaAnisoEngine final : public WaveEngine {
 std::unique_ptr<WaveEngine> make_cuda_aniso_engine(const StepSpec& spec, const AnisoModel& model,
                                                    double dt, const std::string& variant,
                                                    int device, Compressible compressible) {
-  const cuda::EngineSetup s = cuda::prepare_engine(
-      spec, cuda_aniso_engine_bytes(spec, model.kind == AnisoKind::kTti), variant,
-      aniso_name(model.kind), device, compressible);
+  const cuda::EngineSetup s =
+      cuda::prepare_engine(spec, cuda_aniso_engine_bytes(spec, model.kind == AnisoKind::kTti),
+                           variant, aniso_name(model.kind), device, compressible);
   auto e =
       std::make_unique<CudaAnisoEngine>(spec, model, dt, *s.choice.variant, device, s.compress);
   e->set_details(cuda::engine_details(s, e->compressed()));

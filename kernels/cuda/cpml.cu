@@ -61,8 +61,7 @@ struct CoupledTargets {
 template <int R, bool kCoupled>
 __global__ void cpml_correct_kernel(SlabParams<R> p, const float* __restrict__ cur,
                                     const float* __restrict__ psi, float* __restrict__ zeta,
-                                    const float* __restrict__ vdt2, float* next,
-                                    CoupledTargets t) {
+                                    const float* __restrict__ vdt2, float* next, CoupledTargets t) {
   const int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (k >= p.n) return;
   int64_t i;
@@ -197,8 +196,8 @@ void CpmlBoundary::launch_correct(const float* cur, const float* vdt2, float* ne
 }
 
 void CpmlBoundary::launch_correct(const float* const src[3], const float* vdt2, float* next_a,
-                                  const float* const wa[3], float* next_b,
-                                  const float* const wb[3], cudaStream_t st) {
+                                  const float* const wa[3], float* next_b, const float* const wb[3],
+                                  cudaStream_t st) {
   if (!next_b) throw std::invalid_argument("cpml: the coupled correction needs two fields");
   for (int ax = 0; ax < 3; ++ax) {
     if (!on_[ax]) continue;

@@ -7,9 +7,9 @@
 // of the two buffer roles (after an odd chunk prev and cur swap), so nothing is re-captured
 // as the loop goes on. Diagnostics are reduced on the device into a ring of slots, copied to
 // pinned host memory and collected when their event has completed: the loop never waits.
-// With a variant that fuses them (smem_regqueue), the diagnostics of field n are reduced by the
-// update kernel of the following step, which reads field n anyway: queue_diagnostics only
-// marks them, and the next chunk's first launch does the work (its graph is a second one per
+// With a variant that fuses them (smem_regqueue, shfl_regqueue), the diagnostics of field n are
+// reduced by the update kernel of the following step, which reads field n anyway: queue_diagnostics
+// only marks them, and the next chunk's first launch does the work (its graph is a second one per
 // length and buffer role). If no step follows before they are needed, the separate reduction
 // kernel runs instead.
 #include <cuda_runtime.h>
@@ -25,8 +25,8 @@
 #include <tuple>
 
 #include "kernels/cuda/buffer.hpp"
-#include "kernels/cuda/engine_setup.hpp"
 #include "kernels/cuda/cpml.hpp"
+#include "kernels/cuda/engine_setup.hpp"
 #include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"

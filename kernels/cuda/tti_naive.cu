@@ -159,27 +159,27 @@ void launch_tti_naive_transposed(const StepSpec& s, const AnisoFields& f, const 
 
 template void launch_tti_naive<1>(const StepSpec&, const AnisoFields&, void*);
 template void launch_tti_naive_transposed<1>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_tti_naive<2>(const StepSpec&, const AnisoFields&, void*);
 template void launch_tti_naive_transposed<2>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_tti_naive<3>(const StepSpec&, const AnisoFields&, void*);
 template void launch_tti_naive_transposed<3>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_tti_naive<4>(const StepSpec&, const AnisoFields&, void*);
 template void launch_tti_naive_transposed<4>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_tti_naive<5>(const StepSpec&, const AnisoFields&, void*);
 template void launch_tti_naive_transposed<5>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_tti_naive<6>(const StepSpec&, const AnisoFields&, void*);
 template void launch_tti_naive_transposed<6>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_tti_naive<7>(const StepSpec&, const AnisoFields&, void*);
 template void launch_tti_naive_transposed<7>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_tti_naive<8>(const StepSpec&, const AnisoFields&, void*);
 template void launch_tti_naive_transposed<8>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 
 }  // namespace seisfd

@@ -47,8 +47,9 @@ template <int R>
 void launch_vti_naive(const StepSpec& s, const AnisoFields& f, void* stream) {
   const auto p = cuda::AnisoParams<R>::from(s);
   const dim3 block(32, 4, 2);
-  vti_naive_kernel<R, false><<<cuda::region_grid(s, block), block, 0,
-                                static_cast<cudaStream_t>(stream)>>>(p, f, f.p_cur, f.q_cur);
+  vti_naive_kernel<R, false>
+      <<<cuda::region_grid(s, block), block, 0, static_cast<cudaStream_t>(stream)>>>(p, f, f.p_cur,
+                                                                                     f.q_cur);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -57,8 +58,8 @@ void launch_vti_naive_transposed(const StepSpec& s, const AnisoFields& f, const 
                                  const float* y, void* stream) {
   const auto p = cuda::AnisoParams<R>::from(s);
   const dim3 block(32, 4, 2);
-  vti_naive_kernel<R, true><<<cuda::region_grid(s, block), block, 0,
-                               static_cast<cudaStream_t>(stream)>>>(p, f, x, y);
+  vti_naive_kernel<R, true>
+      <<<cuda::region_grid(s, block), block, 0, static_cast<cudaStream_t>(stream)>>>(p, f, x, y);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -75,27 +76,27 @@ std::string can_implement_aniso_naive(const StepSpec& s, int) {
 
 template void launch_vti_naive<1>(const StepSpec&, const AnisoFields&, void*);
 template void launch_vti_naive_transposed<1>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_vti_naive<2>(const StepSpec&, const AnisoFields&, void*);
 template void launch_vti_naive_transposed<2>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_vti_naive<3>(const StepSpec&, const AnisoFields&, void*);
 template void launch_vti_naive_transposed<3>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_vti_naive<4>(const StepSpec&, const AnisoFields&, void*);
 template void launch_vti_naive_transposed<4>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_vti_naive<5>(const StepSpec&, const AnisoFields&, void*);
 template void launch_vti_naive_transposed<5>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_vti_naive<6>(const StepSpec&, const AnisoFields&, void*);
 template void launch_vti_naive_transposed<6>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_vti_naive<7>(const StepSpec&, const AnisoFields&, void*);
 template void launch_vti_naive_transposed<7>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 template void launch_vti_naive<8>(const StepSpec&, const AnisoFields&, void*);
 template void launch_vti_naive_transposed<8>(const StepSpec&, const AnisoFields&, const float*,
-                                                const float*, void*);
+                                             const float*, void*);
 
 }  // namespace seisfd
