@@ -12,6 +12,7 @@
 #include "kernels/reference/cpu_engine.hpp"
 #include "solver/operators.hpp"
 #include "solver/wavelet.hpp"
+#include "tests/reflection_support.hpp"
 #include "tests/support.hpp"
 #include "tests/tolerances.hpp"
 
@@ -19,77 +20,30 @@ namespace seisfd {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Reflection from the x-high face.
-//
-// Order 8, h = 10 m, v = 2000 m/s, Ricker 12 Hz (f_max 30 Hz: 6.7 points per minimum
-// wavelength). The source sits D = 11.5 cells inside the face's interface (the plane half a
-// cell past the last physical cell). Receivers at the source's x and y, displaced along z by
-// 2 D tan(theta), see the wave reflected at incidence theta.
-//
-// The run's domain has layers on all six faces. The reference run is the same problem with
-// the physical domain longer in +x, so that nothing from its own x-high face comes back
-// within the window; the other five faces are the same in both runs, so their reflections
-// cancel in the difference, which is exactly what the x-high face sent back.
-//
-// Reflected energy is compared with the energy of the incident wave over the same path
-// length: the reference run's trace at the mirror image of the receiver across the
-// interface. The ratio in dB (10 log10 of energies) is the reflection coefficient's 20 log10.
-constexpr double kH = 10, kV = 2000, kF = 12;
-constexpr int kOrder = 8;
-constexpr int kNx = 40, kNy = 24, kNz = 64, kNxRef = 84;
-constexpr int kSrcX = 28, kSrcY = 12, kSrcZ = 8;
-constexpr double kPlane = kNx - 0.5;  // interface, in physical cells
-constexpr double kD = kPlane - kSrcX;
+// Reflection from the x-high face (tests/reflection_support.hpp): v = 2000 m/s, so 6.7 points
+// per minimum wavelength (f_max 30 Hz).
+using namespace test::reflection;
+constexpr double kV = 2000;
+constexpr int kNxRef = 84;
 
 struct Reflection {
   std::vector<double> angle_deg, db;
 };
 
-std::vector<double> run_traces(const BoundaryConfig& b, int nx, const std::vector<Vec3>& rec,
-                               double dt, int nt) {
-  auto p = test::homogeneous(test::cube_grid(nx, kNy, kNz, kH), b, kOrder, kV, 0, dt);
-  SourceConfig sc;
-  sc.frequency = kF;
-  const auto w = make_wavelet(sc, p.dt, nt);
-  const Vec3 src{kSrcX * kH, kSrcY * kH, kSrcZ * kH};
-  const auto s = make_points(p.grid, p.spec, {src}, PointInterp::kSinc, PointRole::kSource);
-  const auto r = make_points(p.grid, p.spec, rec, PointInterp::kSinc, PointRole::kReceiver);
-  reference::CpuEngine<float> e(p.spec, p.velocity, p.dt);
-  return apply_forward(e, s, w, r, nt);
-}
-
 Reflection measure_reflection(const BoundaryConfig& b, const std::vector<double>& angles) {
   const double h[3] = {kH, kH, kH};
   const double dt = 0.9 * stability_limit(kV, kOrder / 2, h);
-  std::vector<Vec3> rec, mirror;
-  double longest = 0;
-  for (double a : angles) {
-    const double dz = 2 * kD * std::tan(a * M_PI / 180);
-    rec.push_back({kSrcX * kH, kSrcY * kH, (kSrcZ + dz) * kH});
-    mirror.push_back({(2 * kPlane - kSrcX) * kH, kSrcY * kH, (kSrcZ + dz) * kH});
-    longest = std::max(longest, std::hypot(2 * kD, dz) * kH);
-  }
-  // The reflection has passed the farthest receiver: path + wavelet delay + its length.
-  const double tmax = longest / kV + 3.0 / kF;
-  const int nt = static_cast<int>(tmax / dt) + 1;
-  EXPECT_GT((kNxRef - kSrcX) * kH * 2, kV * tmax) << "reference domain too short";
-  const auto run = run_traces(b, kNx, rec, dt, nt);
-  std::vector<Vec3> both = rec;
-  both.insert(both.end(), mirror.begin(), mirror.end());
-  const auto ref = run_traces(b, kNxRef, both, dt, nt);
-  Reflection out;
-  const size_t n = angles.size();
-  for (size_t k = 0; k < n; ++k) {
-    double er = 0, ei = 0;
-    for (int t = 0; t < nt; ++t) {
-      const double d = run[k * nt + t] - ref[k * nt + t];
-      er += d * d;
-      ei += ref[(n + k) * nt + t] * ref[(n + k) * nt + t];
-    }
-    out.angle_deg.push_back(angles[k]);
-    out.db.push_back(10 * std::log10(er / ei));
-  }
-  return out;
+  auto traces = [&](int nx, const std::vector<Vec3>& rec, int nt) {
+    auto p = test::homogeneous(test::cube_grid(nx, kNy, kNz, kH), b, kOrder, kV, 0, dt);
+    SourceConfig sc;
+    sc.frequency = kF;
+    const auto w = make_wavelet(sc, p.dt, nt);
+    const auto s = make_points(p.grid, p.spec, {source()}, PointInterp::kSinc, PointRole::kSource);
+    const auto r = make_points(p.grid, p.spec, rec, PointInterp::kSinc, PointRole::kReceiver);
+    reference::CpuEngine<float> e(p.spec, p.velocity, p.dt);
+    return apply_forward(e, s, w, r, nt);
+  };
+  return {angles, reflection_db(angles, kV, kV, dt, kNxRef, traces)};
 }
 
 std::string describe(const BoundaryConfig& b) {

@@ -16,36 +16,28 @@
 #include "solver/operators.hpp"
 #include "solver/wavelet.hpp"
 #include "tests/aniso_support.hpp"
+#include "tests/reflection_support.hpp"
 #include "tests/support.hpp"
 
 namespace seisfd {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Reflection from the x-high face (the geometry of tests/test_cpml.cpp).
+// Reflection from the x-high face, measured as for the acoustic equation
+// (tests/reflection_support.hpp).
 //
-// Order 8, h = 10 m, vertical velocity 2000 m/s, eps = 0.2, delta = 0.1 (shale-like), Ricker
-// 12 Hz: at least 6.7 points per minimum wavelength (the vertical velocity is the slowest).
-// The source sits D = 11.5 cells inside the interface; receivers at the source's x and y,
-// displaced along z by 2 D tan(angle), see the reflection at that angle of incidence (the ray
-// angle of the isotropic construction; in the anisotropic medium it labels the receiver).
+// Vertical velocity 2000 m/s, eps = 0.2, delta = 0.1 (shale-like): at least 6.7 points per
+// minimum wavelength (the vertical velocity is the slowest). The angle of a receiver is the ray
+// angle of the isotropic construction; in the anisotropic medium it labels the receiver. VTI
+// is symmetric under the mirror across the interface, so the mirror trace is the incident
+// wave. Measuring TTI this way needs a TTI medium in the layers, which the engines refuse with
+// CPML (kernels/cpml.hpp says why); the method check below also runs a tilted medium with none.
 //
-// The run has layers on all six faces; the reference run is the same problem with the
-// physical domain longer in +x, so that nothing from its own x-high face comes back within
-// the window; the difference of the two is what the x-high face sent back. Its energy is
-// taken relative to the reference trace at the receiver's mirror image across the interface
-// (the incident wave over the same path length; VTI is symmetric under that mirror).
-// Measuring TTI this way needs a TTI medium in the layers, which the engines refuse with CPML
-// (kernels/cpml.hpp says why); the method check below also runs a tilted medium with none.
-//
-// The CPML coefficients are those of a plan with the vertical velocity as v_max (as
-// solver/plan.cpp does).
-constexpr double kH = 10, kV = 2000, kF = 12, kEps = 0.2, kDelta = 0.1;
-constexpr int kOrder = 8;
-constexpr int kNx = 40, kNy = 24, kNz = 64, kNxRef = 92;
-constexpr int kSrcX = 28, kSrcY = 12, kSrcZ = 8;
-constexpr double kPlane = kNx - 0.5;  // interface, in physical cells
-constexpr double kD = kPlane - kSrcX;
+// The CPML coefficients are those of a plan (solver/plan.cpp): d0 of the x and y layers from
+// the horizontal velocity v sqrt(1 + 2 eps), of the z layers from v.
+using namespace test::reflection;
+constexpr double kV = 2000, kEps = 0.2, kDelta = 0.1;
+constexpr int kNxRef = 92;
 
 struct Medium {
   AnisoKind kind;
@@ -59,62 +51,35 @@ std::string describe(const Medium& m) {
   return buf;
 }
 
-std::vector<double> run_traces(const Medium& med, const BoundaryConfig& b, int nx,
-                               const std::vector<Vec3>& rec, double dt, int nt) {
-  auto p = test::homogeneous(test::cube_grid(nx, kNy, kNz, kH), b, kOrder, kV, 0, dt);
-  test::AnisoCase c;
-  c.kind = med.kind;
-  c.epsilon = [](int, int, int) { return kEps; };
-  c.delta = [](int, int, int) { return kDelta; };
-  c.theta = [&](int, int, int) { return med.theta_deg; };
-  c.phi = [](int, int, int) { return 0.0; };
-  const AnisoModel m = test::make_aniso_model(p, c);
-  SourceConfig sc;
-  sc.frequency = kF;
-  const auto w = make_wavelet(sc, p.dt, nt);
-  const Vec3 src{kSrcX * kH, kSrcY * kH, kSrcZ * kH};
-  const auto s = make_points(p.grid, p.spec, {src}, PointInterp::kSinc, PointRole::kSource);
-  const auto r = make_points(p.grid, p.spec, rec, PointInterp::kSinc, PointRole::kReceiver);
-  reference::AnisoCpuEngine<float> e(p.spec, m, p.dt);
-  return apply_forward(e, s, w, r, nt);
-}
-
 std::vector<double> measure_reflection(const Medium& med, const BoundaryConfig& b,
                                        const std::vector<double>& angles) {
   const double h[3] = {kH, kH, kH};
   const double vmax = kV * std::sqrt(1 + 2 * kEps);
   const double dt = 0.9 * stability_limit(vmax, kOrder / 2, h);
-  std::vector<Vec3> rec, mirror;
-  double longest = 0;
-  for (double a : angles) {
-    const double dz = 2 * kD * std::tan(a * M_PI / 180);
-    rec.push_back({kSrcX * kH, kSrcY * kH, (kSrcZ + dz) * kH});
-    mirror.push_back({(2 * kPlane - kSrcX) * kH, kSrcY * kH, (kSrcZ + dz) * kH});
-    longest = std::max(longest, std::hypot(2 * kD, dz) * kH);
-  }
+  auto traces = [&](int nx, const std::vector<Vec3>& rec, int nt) {
+    auto p = test::homogeneous(test::cube_grid(nx, kNy, kNz, kH), b, kOrder, kV, 0, dt);
+    p.spec = make_step_spec(p.grid, b, kV, p.dt, 0.0, vmax);
+    test::AnisoCase c;
+    c.kind = med.kind;
+    c.epsilon = [](int, int, int) { return kEps; };
+    c.delta = [](int, int, int) { return kDelta; };
+    c.theta = [&](int, int, int) { return med.theta_deg; };
+    c.phi = [](int, int, int) { return 0.0; };
+    const AnisoModel m = test::make_aniso_model(p, c);
+    SourceConfig sc;
+    sc.frequency = kF;
+    const auto w = make_wavelet(sc, p.dt, nt);
+    const auto s = make_points(p.grid, p.spec, {source()}, PointInterp::kSinc, PointRole::kSource);
+    const auto r = make_points(p.grid, p.spec, rec, PointInterp::kSinc, PointRole::kReceiver);
+    reference::AnisoCpuEngine<float> e(p.spec, m, p.dt);
+    return apply_forward(e, s, w, r, nt);
+  };
   // The reflection has passed the farthest receiver at the slowest (vertical) velocity; the
   // fastest wave of the reference run must not have come back from its far face.
-  const double tmax = longest / kV + 3.0 / kF;
-  const int nt = static_cast<int>(tmax / dt) + 1;
-  EXPECT_GT((kNxRef - kSrcX) * kH * 2, vmax * tmax) << "reference domain too short";
-  const auto run = run_traces(med, b, kNx, rec, dt, nt);
-  std::vector<Vec3> both = rec;
-  both.insert(both.end(), mirror.begin(), mirror.end());
-  const auto ref = run_traces(med, b, kNxRef, both, dt, nt);
-  std::vector<double> db;
-  const size_t n = angles.size();
-  for (size_t k = 0; k < n; ++k) {
-    double er = 0, ei = 0;
-    for (int t = 0; t < nt; ++t) {
-      const double d = run[k * nt + t] - ref[k * nt + t];
-      er += d * d;
-      ei += ref[(n + k) * nt + t] * ref[(n + k) * nt + t];
-    }
-    db.push_back(10 * std::log10(er / ei));
-  }
+  const auto db = reflection_db(angles, kV, vmax, dt, kNxRef, traces);
   std::printf("[aniso reflection] %-11s %-9s", describe(med).c_str(),
               (std::string(to_string(b.type)) + " " + std::to_string(b.width)).c_str());
-  for (size_t k = 0; k < n; ++k) std::printf("  %2.0f deg %6.1f dB", angles[k], db[k]);
+  for (size_t k = 0; k < angles.size(); ++k) std::printf("  %2.0f deg %6.1f dB", angles[k], db[k]);
   std::printf("\n");
   return db;
 }
@@ -153,7 +118,9 @@ void stability_run(AnisoKind kind, int steps) {
   constexpr int kEvery = 100;
   const double v = 2000, f = 25;
   auto p = test::homogeneous(test::cube_grid(12, 12, 12, 10.0), test::cpml(8, f), 8, v, 0.9);
-  p.dt = 0.9 * stability_limit(v * std::sqrt(1 + 2 * 0.35), 4, p.spec.h);
+  const double vmax = v * std::sqrt(1 + 2 * 0.35);  // eps up to 0.35
+  p.dt = 0.9 * stability_limit(vmax, 4, p.spec.h);
+  p.spec = make_step_spec(p.grid, test::cpml(8, f), v, p.dt, 0.0, vmax);  // as a plan makes it
   std::mt19937 rng(17);
   const test::AnisoCase c = test::smooth_random_case(kind, rng, {0.35, 0.25, 60, 0.4, 4});
   const AnisoModel m = test::make_aniso_model(p, c);
