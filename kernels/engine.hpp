@@ -53,8 +53,20 @@ class WaveEngine {
   // update is its own transpose after the substitution eta = C mu (acoustic) ignore it.
   virtual void set_adjoint(bool /*on*/) {}
   // Several steps; backends may batch them (a CUDA graph, say). Same result as step() calls.
+  // With a diagnostics interval K set, the diagnostics of every field m in [n_begin, n_end)
+  // with m > 0 and m % K == 0 are queued as part of the steps (queue_diagnostics(m) before
+  // step m): a backend reduces them inside the batch, where the update reads field m anyway.
   virtual void steps(int n_begin, int n_end) {
-    for (int n = n_begin; n < n_end; ++n) step(n);
+    for (int n = n_begin; n < n_end; ++n) {
+      if (diagnostics_due(n)) queue_diagnostics(n);
+      step(n);
+    }
+  }
+  // K steps between diagnostics inside steps(); 0: none (queue_diagnostics only).
+  virtual void set_diagnostics_every(int k) { diagnostics_every_ = k > 0 ? k : 0; }
+  int diagnostics_every() const { return diagnostics_every_; }
+  bool diagnostics_due(int field) const {
+    return diagnostics_every_ > 0 && field > 0 && field % diagnostics_every_ == 0;
   }
 
   // The current field (field n+1 after step(n)) on the strided sub-box [lo, hi) with stride
@@ -65,8 +77,9 @@ class WaveEngine {
   virtual Diagnostics diagnostics() = 0;       // of the current field, waiting for it
 
   // Asynchronous diagnostics: queue a reduction of the current field (field `step`), collect
-  // the finished ones later, oldest first, waiting only until at most max_pending are still
-  // in flight (0: all done). Engines without a device compute them at once.
+  // the finished ones (these and those steps() queued) later, oldest first, waiting only until
+  // at most max_pending are still in flight (0: all done). Engines without a device compute
+  // them at once.
   virtual void queue_diagnostics(int step) { done_.push_back({step, diagnostics()}); }
   virtual std::vector<TaggedDiagnostics> completed_diagnostics(int /*max_pending*/) {
     std::vector<TaggedDiagnostics> out;
@@ -86,6 +99,7 @@ class WaveEngine {
 
  private:
   std::vector<TaggedDiagnostics> done_;
+  int diagnostics_every_ = 0;
 };
 
 }  // namespace seisfd

@@ -8,6 +8,9 @@
 #   MODE=probe  build seisfd; smem_regqueue vs shfl_regqueue at order 8, 512^3: `seisfd bench`
 #               in short (20-launch) and sustained (400-launch) repeats, and 2000-step runs with
 #               compression off/on, SM clock and power sampled every 100 ms into clocks.csv.
+#   MODE=diag   build seisfd, test_gpu, test_time_loop; the diagnostics and graph tests, their
+#               memcheck/racecheck; whole 2000-step runs at 128^3 and 512^3 with diagnostics every
+#               K = 1, 10 and only at the end (fused, separate, naive), each twice.
 #   MODE=final  build seisfd; run the shipped quickstart, vti_layered and tti_salt configs as
 #               configured; Nsight Compute counters of NCU_FINAL (default naive, smem_tile).
 #   MODE=perf   build seisfd and the engine-setup and bench-CLI tests and run them; `seisfd
@@ -113,6 +116,48 @@ if [ "$MODE" = probe ]; then
         --launch-count 1 --metrics gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__cycles_elapsed.avg.per_second \
         $cmd > /tmp/ncu.log 2>&1
       echo "$var $where rc=$? $(grep -E '^\s+(gpu__time|dram__|sm__cycles)' /tmp/ncu.log | awk '{print $1, $(NF-1), $NF}' | tr '\n' ' ')" | tee -a "$S"
+    done
+  done
+  log "done"
+  exit 0
+fi
+
+if [ "$MODE" = diag ]; then
+  build seisfd test_gpu test_time_loop
+  log "diagnostics tests (SEISFD_REQUIRE_GPU=1)"
+  $B/tests/test_time_loop 2>&1 | grep -E "PASSED|FAILED" | tee -a "$S"
+  SEISFD_REQUIRE_GPU=1 $B/tests/test_gpu --gtest_filter='GpuDiagnostics.*:GpuGraphs*' \
+    > "$OUT/test_gpu_diag.log" 2>&1
+  echo "test_gpu rc=$?" | tee -a "$S"
+  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED" "$OUT/test_gpu_diag.log" | tee -a "$S"
+  for tf in "memcheck|GpuDiagnostics.*" "racecheck|GpuDiagnostics.Fused*"; do
+    tool=${tf%%|*} filt=${tf##*|}
+    SEISFD_REQUIRE_GPU=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
+      $B/tests/test_gpu --gtest_filter="$filt" > /tmp/san.log 2>&1
+    echo "$tool $filt rc=$? $(grep -E '(ERROR|RACECHECK) SUMMARY' /tmp/san.log | tail -1)" | tee -a "$S"
+  done
+  log "whole runs, 2000 steps, order 8, sponge 20, chunks of 20 steps (progress), diagnostics every K"
+  for n in ${RUN_SIZES:-128 512}; do
+    cfg=configs/bench_${n}_o8.toml
+    dt=$($B/app/seisfd check $cfg 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
+    dur=$(python3 -c "print(${dt} * 2000)")
+    for rep in 1 2; do
+      for spec in "K=end|1000000|1|auto" "K=10 fused|10|1|auto" "K=1 fused|1|1|auto" \
+                  "K=10 separate|10|0|auto" "K=end shfl|1000000|1|acoustic/o8/shfl_regqueue" \
+                  "K=10 shfl|10|1|acoustic/o8/shfl_regqueue" "K=end naive|1000000|1|acoustic/o8/naive" \
+                  "K=10 naive|10|1|acoustic/o8/naive"; do
+        IFS='|' read -r label k fuse var <<< "$spec"
+        d=/tmp/run_${n}
+        SEISFD_FUSED_DIAGNOSTICS=$fuse $B/app/seisfd run $cfg --backend cuda --quiet --overwrite \
+          --set output.directory=\"$d\" --set time.duration=$dur --set kernel.variant=\"$var\" \
+          --set kernel.diagnostics_interval=$k > /tmp/run_$n.log 2>&1 || tail -3 /tmp/run_$n.log | tee -a "$S"
+        python3 - "$n^3 $label" "$d/report.json" <<'PY' | tee -a "$S"
+import json, sys
+label, path = sys.argv[1:]
+r = json.load(open(path)); p = r["performance"]; b = r["backend"]; d = r["diagnostics"]
+print(f"{label:22s} {b['kernel']:28s} {p['steps']} steps {p['seconds']:.4f} s {p['gcells_per_s']:7.2f} Gcells/s | checks {d.get('checks')} | sum_sq {d.get('sum_sq')}")
+PY
+      done
     done
   done
   log "done"

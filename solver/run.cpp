@@ -71,7 +71,7 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   lo.diagnostics_interval = config.kernel.diagnostics_interval;
   lo.snapshot_every = plan.snapshots.enabled ? plan.snapshots.every : 0;
   // Progress is reported between chunks of steps; chunks of at least 10 steps keep the CUDA
-  // graphs long enough to pay (a chunk boundary also falls at every diagnostics step).
+  // graphs long enough to pay (diagnostics are taken inside the chunks).
   lo.progress_every = std::max(10, std::min(100, plan.nt / 100));
   lo.stop = opt.stop;
   lo.describe_cell = [&](int64_t i) { return cell_text(plan.grid, i); };

@@ -33,17 +33,30 @@ LoopResult run_time_loop(WaveEngine& engine, int nt, const LoopOptions& opt,
                            " (is dt stable for the model? is the model finite?)");
     }
   };
+  // The engine queues the diagnostics of every K-th field inside its batches of steps (a
+  // device reduces them in the update that reads the field); the last field has no step after
+  // it and is queued here.
+  const int every = opt.diagnostics_interval > 0 ? opt.diagnostics_interval : 0;
+  struct EveryGuard {  // the engine may run other loops afterwards
+    WaveEngine& e;
+    ~EveryGuard() { e.set_diagnostics_every(0); }
+  } guard{engine};
+  engine.set_diagnostics_every(every);
   while (done < total) {
     if (opt.stop && opt.stop->load(std::memory_order_relaxed)) throw Interrupted(done);
     int until = total;
-    until = std::min(until, next_multiple(done, opt.diagnostics_interval, total));
     until = std::min(until, next_multiple(done, opt.snapshot_every, total));
     until = std::min(until, next_multiple(done, opt.progress_every, total));
+    if (opt.snapshot_every <= 0 && opt.progress_every <= 0 && every > 0)
+      until = std::min(until, next_multiple(done, every, total));  // still check as it goes
     engine.steps(done, until);
+    const int chunk = until - done;
     done = until;
-    if (opt.diagnostics_interval > 0 && (done % opt.diagnostics_interval == 0 || done == total)) {
-      engine.queue_diagnostics(done);
-      check(engine.completed_diagnostics(opt.diagnostics_in_flight));
+    if (every > 0) {
+      if (done == total) engine.queue_diagnostics(done);
+      // Up to diagnostics_in_flight chunks' worth may still be on the device.
+      const int per_chunk = std::max(1, (chunk + every - 1) / every);
+      check(engine.completed_diagnostics(opt.diagnostics_in_flight * per_chunk));
     }
     if (cb.on_snapshot && opt.snapshot_every > 0 && done % opt.snapshot_every == 0)
       cb.on_snapshot(done);

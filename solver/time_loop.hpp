@@ -1,5 +1,6 @@
 // The time loop: advances an engine through nt samples, stopping at the event steps
-// (diagnostics, snapshots, progress) and batching the steps in between into engine.steps().
+// (snapshots, progress) and batching the steps in between into engine.steps(), which also
+// queues the diagnostics every diagnostics_interval steps.
 #pragma once
 #include <atomic>
 #include <functional>
@@ -28,8 +29,9 @@ class Interrupted : public std::runtime_error {
 
 struct LoopOptions {
   int diagnostics_interval = 10;  // steps; 0 = never
-  // Diagnostics the device may still be computing when the loop goes on: bounds how far the
-  // host runs ahead of the device (progress stays honest) without a wait per chunk.
+  // Chunks of steps whose diagnostics the device may still be computing when the loop goes
+  // on: bounds how far the host runs ahead of the device (progress stays honest, a NaN stops
+  // the run soon) without a wait per chunk.
   int diagnostics_in_flight = 4;
   int snapshot_every = 0;  // steps; 0 = never
   int progress_every = 0;  // steps between progress callbacks; 0 = never

@@ -408,11 +408,7 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
         for (int l = 0; l < 4; ++l)
           if (mask & (1 << l)) dst[l] = lane(o, l);
       }
-      if constexpr (kDiag) {
-#pragma unroll
-        for (int l = 0; l < 4; ++l)
-          if (mask & (1 << l)) diag.add(lane(q[R], l), z * sz + own + l);
-      }
+      if constexpr (kDiag) diag.add4(q[R], mask, z * sz + own, acc);
     }
     st = st + 1 == kStages ? 0 : st + 1;
     // Own cells of plane z+1 into its stage (its halo copies target other addresses).

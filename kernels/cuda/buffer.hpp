@@ -63,6 +63,9 @@ class DeviceBuffer {
   void upload(const std::vector<T>& h, cudaStream_t s = nullptr) {
     CUDA_CHECK(cudaMemcpyAsync(p_, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice, s));
   }
+  void zero(cudaStream_t s = nullptr) {
+    if (n_ > 0) CUDA_CHECK(cudaMemsetAsync(p_, 0, bytes(), s));
+  }
   void download(std::vector<T>& h, cudaStream_t s = nullptr) const {
     h.resize(n_);
     CUDA_CHECK(cudaMemcpyAsync(h.data(), p_, n_ * sizeof(T), cudaMemcpyDeviceToHost, s));

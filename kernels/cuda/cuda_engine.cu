@@ -5,13 +5,15 @@
 // for every chunk of that length. The step number lives in a device counter that the
 // injection and recording kernels read and the chunk advances, and a graph is kept for each
 // of the two buffer roles (after an odd chunk prev and cur swap), so nothing is re-captured
-// as the loop goes on. Diagnostics are reduced on the device into a ring of slots, copied to
-// pinned host memory and collected when their event has completed: the loop never waits.
-// With a variant that fuses them (smem_regqueue, shfl_regqueue), the diagnostics of field n are
-// reduced by the update kernel of the following step, which reads field n anyway: queue_diagnostics
-// only marks them, and the next chunk's first launch does the work (its graph is a second one per
-// length and buffer role). If no step follows before they are needed, the separate reduction
-// kernel runs instead.
+// as the loop goes on.
+//
+// Diagnostics: the diagnostics of field m (set_diagnostics_every) are reduced inside the chunk
+// that runs step m, by its update kernel where the variant fuses them (it reads field m anyway)
+// or by the separate reduction kernel just before it, each into its own accumulator. The
+// one-thread kernel that ends every chunk (it advances the step counter) also copies the
+// chunk's totals into a ring of pinned host memory mapped for the device and zeroes them: a
+// check adds no launch, no copy and no graph boundary. An event after the chunk tells the host
+// when those slots are final; the loop never waits for them unless the ring is full.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,7 +22,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -52,15 +53,23 @@ class CudaEngine final : public WaveEngine {
     cur_ = DeviceBuffer<float>(n, compress, device);
     compressed_ = compress && prev_.compressed() && cur_.compressed();
     vdt2_.upload(vdt2, stream_.get());
-    CUDA_CHECK(cudaMemsetAsync(prev_.get(), 0, prev_.bytes(), stream_.get()));
-    CUDA_CHECK(cudaMemsetAsync(cur_.get(), 0, cur_.bytes(), stream_.get()));
+    prev_.zero(stream_.get());
+    cur_.zero(stream_.get());
     diag_ = DeviceBuffer<cuda::DiagAccum>(1);
-    fused_acc_ = DeviceBuffer<cuda::DiagAccum>(1);
     step_ = DeviceBuffer<int>(1);
     cuda::launch_set_step(step_.get(), 0, stream_.get());
-    ring_ = DeviceBuffer<cuda::DiagAccum>(kRing);
-    CUDA_CHECK(
-        cudaMallocHost(reinterpret_cast<void**>(&ring_host_), kRing * sizeof(cuda::DiagAccum)));
+    void* ring = nullptr;
+    CUDA_CHECK(cudaHostAlloc(&ring, kRing * sizeof(cuda::DiagAccum), cudaHostAllocMapped));
+    std::memset(ring, 0, kRing * sizeof(cuda::DiagAccum));
+    ring_host_ = static_cast<cuda::DiagAccum*>(ring);
+    void* ring_device = nullptr;
+    CUDA_CHECK(cudaHostGetDevicePointer(&ring_device, ring, 0));
+    acc_ = DeviceBuffer<cuda::DiagAccum>(kPerLaunch);
+    cuda::launch_diag_reset(acc_.get(), stream_.get(), kPerLaunch);
+    ring_ = DeviceBuffer<cuda::DiagRing>(1);
+    ring_.upload(
+        std::vector<cuda::DiagRing>{{static_cast<cuda::DiagAccum*>(ring_device), kRing, 0}},
+        stream_.get());
     for (auto& e : ring_events_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     if (spec.cpml_on()) {
       if (spec.sponge_on())
@@ -124,8 +133,7 @@ class CudaEngine final : public WaveEngine {
     rec_index_ = to_device(pts.index);
     rec_weight_ = to_device(w);
     rec_out_ = DeviceBuffer<float>(static_cast<size_t>(pts.count()) * nt);
-    if (rec_out_.size() > 0)
-      CUDA_CHECK(cudaMemsetAsync(rec_out_.get(), 0, rec_out_.bytes(), stream_.get()));
+    rec_out_.zero(stream_.get());
     rec_ = {rec_off_.get(), rec_index_.get(), rec_weight_.get(), rec_out_.get(), pts.count(), nt};
     stream_.synchronize();
   }
@@ -134,32 +142,19 @@ class CudaEngine final : public WaveEngine {
 
   void steps(int n_begin, int n_end) override {
     if (n_end <= n_begin) return;
-    cudaStream_t s = stream_.get();
-    if (fused_ && fused_->step != n_begin) flush_fused();  // the marked field is not cur
-    const bool fused = fused_.has_value();
-    if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, s);
-    const int count = n_end - n_begin;
-    if (!use_graphs_ || count < 2) {
-      enqueue(count, s, fused);
-    } else {
-      const GraphKey key{count, prev_.get(), fused};
-      auto it = graphs_.find(key);
-      if (it == graphs_.end()) {
-        cudaGraph_t g;
-        CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-        enqueue(count, s, fused);  // recorded, not run; leaves the buffer roles as after the chunk
-        CUDA_CHECK(cudaStreamEndCapture(s, &g));
-        cudaGraphExec_t exec;
-        CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
-        CUDA_CHECK(cudaGraphDestroy(g));
-        graphs_.emplace(key, exec);
-        CUDA_CHECK(cudaGraphLaunch(exec, s));
-      } else {
-        CUDA_CHECK(cudaGraphLaunch(it->second, s));
-        if (count % 2) std::swap(prev_, cur_);
-      }
+    if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, stream_.get());
+    // Launches of at most kPerLaunch reductions each (one accumulator each).
+    for (int n = n_begin; n < n_end;) {
+      int end = n_end, due = 0;
+      for (int m = n; m < n_end; ++m)
+        if (diagnostics_due(m) && ++due > kPerLaunch) {
+          end = m;
+          --due;
+          break;
+        }
+      launch_chunk(n, end, due);
+      n = end;
     }
-    if (fused) finish_fused();
     device_step_ = n_end;
   }
 
@@ -194,36 +189,16 @@ class CudaEngine final : public WaveEngine {
   }
 
   void queue_diagnostics(int step) override {
-    if (fused_) flush_fused();  // two in a row: the first one's field is gone after this
-    if (pending_.size() >= static_cast<size_t>(kRing)) {  // ring full: wait for the oldest
-      CUDA_CHECK(cudaEventSynchronize(ring_events_[pending_.front().slot]));
-      collect_front();
-    }
-    const int slot = next_slot_;
-    next_slot_ = (next_slot_ + 1) % kRing;
-    cudaStream_t s = stream_.get();
-    if (variant_.fuses_diagnostics && fuse_diagnostics_) {
-      cuda::launch_diag_reset(fused_acc_.get(), s);
-      fused_ = Pending{step, slot};
-      return;
-    }
-    cuda::DiagAccum* d = ring_.get() + slot;
-    cuda::launch_diag_reset(d, s);
-    cuda::launch_diagnostics(cur_.get(), spec_, d, s);
-    CUDA_CHECK(
-        cudaMemcpyAsync(ring_host_ + slot, d, sizeof(cuda::DiagAccum), cudaMemcpyDeviceToHost, s));
-    CUDA_CHECK(cudaEventRecord(ring_events_[slot], s));
-    pending_.push_back({step, slot});
+    make_room(1);
+    cuda::launch_diagnostics(cur_.get(), spec_, acc_.get(), stream_.get());
+    cuda::launch_diag_publish(ring_.get(), acc_.get(), 1, stream_.get());
+    published(std::vector<int>{step});
   }
 
   std::vector<TaggedDiagnostics> completed_diagnostics(int max_pending) override {
-    // A marked (fused) one is the newest: it must be reduced now only if nothing may stay
-    // pending; otherwise it counts against max_pending while the older ones are waited for.
-    if (fused_ && max_pending <= 0) flush_fused();
-    const size_t marked = fused_ ? 1 : 0;
     while (!pending_.empty()) {
-      const cudaEvent_t e = ring_events_[pending_.front().slot];
-      if (pending_.size() + marked > static_cast<size_t>(std::max(0, max_pending))) {
+      const cudaEvent_t e = ring_events_[pending_.front().event];
+      if (pending_.size() > static_cast<size_t>(std::max(0, max_pending))) {
         CUDA_CHECK(cudaEventSynchronize(e));
       } else {
         const cudaError_t q = cudaEventQuery(e);
@@ -244,20 +219,66 @@ class CudaEngine final : public WaveEngine {
   bool compressed() const { return compressed_; }
 
  private:
-  static constexpr int kRing = 64;  // diagnostics in flight before queue_diagnostics waits
+  static constexpr int kRing = 64;              // reductions in flight before the engine waits
+  static constexpr int kPerLaunch = kRing / 2;  // reductions in one launch (graph) at most
   struct Pending {
-    int step, slot;
+    int step;         // the field reduced
+    unsigned number;  // 1 + the reductions published before it (its slot: (number - 1) % kRing)
+    int event;        // ring_events_ index recorded after its launch
   };
 
-  using GraphKey = std::tuple<int, const float*, bool>;  // (steps, prev buffer, fused first)
+  // (steps, prev buffer, steps between reductions, step of the first reduction or -1)
+  using GraphKey = std::tuple<int, const float*, int, int>;
 
-  // The launches of `count` steps on stream s (run now, or recorded into a graph); with
-  // fused_first, the first update also reduces the diagnostics of its cur into fused_acc_.
-  void enqueue(int count, cudaStream_t s, bool fused_first) {
+  // Steps [n, end), `due` of which reduce diagnostics: as one graph, or as plain launches.
+  void launch_chunk(int n, int end, int due) {
+    cudaStream_t s = stream_.get();
+    const int count = end - n;
+    int first = -1;
+    for (int m = n; m < end && first < 0; ++m)
+      if (diagnostics_due(m)) first = m - n;
+    const int every = first >= 0 ? diagnostics_every() : 0;
+    std::vector<int> fields;
+    for (int k = first; every > 0 && k < count; k += every) fields.push_back(n + k);
+    make_room(due);
+    if (!use_graphs_ || count < 2) {
+      enqueue(count, s, first, every);
+    } else {
+      const GraphKey key{count, prev_.get(), every, first};
+      auto it = graphs_.find(key);
+      if (it == graphs_.end()) {
+        cudaGraph_t g;
+        CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+        enqueue(count, s, first, every);  // recorded, not run; leaves the roles as after the chunk
+        CUDA_CHECK(cudaStreamEndCapture(s, &g));
+        cudaGraphExec_t exec;
+        CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
+        CUDA_CHECK(cudaGraphDestroy(g));
+        graphs_.emplace(key, exec);
+        CUDA_CHECK(cudaGraphLaunch(exec, s));
+      } else {
+        CUDA_CHECK(cudaGraphLaunch(it->second, s));
+        if (count % 2) std::swap(prev_, cur_);
+      }
+    }
+    if (!fields.empty()) published(fields);
+  }
+
+  // The launches of `count` steps on stream s (run now, or recorded into a graph). Step k
+  // reduces the diagnostics of its cur when k >= first and (k - first) % every == 0 (every > 0),
+  // the j-th such step into acc_[j]: the update does it where the variant fuses them, the
+  // separate reduction otherwise. The chunk's last launch advances the step counter and
+  // publishes the chunk's reductions.
+  void enqueue(int count, cudaStream_t s, int first, int every) {
+    int j = 0;
     for (int k = 0; k < count; ++k) {
+      const bool reduce = every > 0 && k >= first && (k - first) % every == 0;
+      const bool fused = reduce && variant_.fuses_diagnostics && fuse_diagnostics_;
+      cuda::DiagAccum* acc = reduce ? acc_.get() + j++ : nullptr;
+      if (reduce && !fused) cuda::launch_diagnostics(cur_.get(), spec_, acc, s);
       if (cpml_) cpml_->launch_psi(cur_.get(), s);
       AcousticFields f{prev_.get(), cur_.get(), prev_.get(), vdt2_.get()};
-      if (k == 0 && fused_first) f.diag = fused_acc_.get();
+      if (fused) f.diag = acc;
       variant_.launch(spec_, f, s);
       if (cpml_) cpml_->launch_correct(cur_.get(), vdt2_.get(), prev_.get(), s);
       std::swap(prev_, cur_);
@@ -266,7 +287,26 @@ class CudaEngine final : public WaveEngine {
         cuda::launch_free_surface(cur_.get(), spec_.layout, spec_.surface, spec_.radius, s);
       cuda::launch_record(cur_.get(), rec_, step_.get(), k + 1, s);
     }
-    cuda::launch_advance_step(step_.get(), count, s);
+    if (j > 0)
+      cuda::launch_diag_publish(ring_.get(), acc_.get(), j, s, step_.get(), count);
+    else
+      cuda::launch_advance_step(step_.get(), count, s);
+  }
+
+  // Waits (oldest first) until `count` more reductions fit in the ring.
+  void make_room(int count) {
+    while (!pending_.empty() && pending_.size() + count > static_cast<size_t>(kRing)) {
+      CUDA_CHECK(cudaEventSynchronize(ring_events_[pending_.front().event]));
+      collect_front();
+    }
+  }
+
+  // The reductions of `fields`, in that order, were just enqueued: one event behind them.
+  void published(const std::vector<int>& fields) {
+    const int ev = next_event_;
+    next_event_ = (next_event_ + 1) % kRing;  // at most kRing - 1 other launches are pending
+    CUDA_CHECK(cudaEventRecord(ring_events_[ev], stream_.get()));
+    for (int m : fields) pending_.push_back({m, ++published_, ev});
   }
 
   void drop_graphs() {
@@ -275,26 +315,16 @@ class CudaEngine final : public WaveEngine {
     graphs_.clear();
   }
 
-  // After the launch that reduced the marked diagnostics: copy them back, behind an event.
-  void finish_fused() {
-    cudaStream_t s = stream_.get();
-    CUDA_CHECK(cudaMemcpyAsync(ring_host_ + fused_->slot, fused_acc_.get(), sizeof(cuda::DiagAccum),
-                               cudaMemcpyDeviceToHost, s));
-    CUDA_CHECK(cudaEventRecord(ring_events_[fused_->slot], s));
-    pending_.push_back(*fused_);
-    fused_.reset();
-  }
-
-  // The marked diagnostics by the separate reduction (no step followed to fuse them into).
-  void flush_fused() {
-    cuda::launch_diagnostics(cur_.get(), spec_, fused_acc_.get(), stream_.get());
-    finish_fused();
-  }
-
   void collect_front() {
     const Pending p = pending_.front();
     pending_.pop_front();
-    collected_.push_back({p.step, cuda::to_diagnostics(ring_host_[p.slot])});
+    // Final: the event after its launch has completed (and the device wrote it system-wide).
+    const cuda::DiagAccum a = ring_host_[(p.number - 1) % kRing];
+    if (a.published != p.number)  // a launch that did not publish: an engine defect
+      throw std::logic_error("cuda engine: diagnostics slot of step " + std::to_string(p.step) +
+                             " holds reduction " + std::to_string(a.published) + ", expected " +
+                             std::to_string(p.number));
+    collected_.push_back({p.step, cuda::to_diagnostics(a)});
   }
 
   template <class T>
@@ -310,7 +340,7 @@ class CudaEngine final : public WaveEngine {
   cuda::Stream stream_;
   std::vector<float> vdt2_host_;
   DeviceBuffer<float> vdt2_, prev_, cur_, box_;
-  DeviceBuffer<cuda::DiagAccum> diag_, fused_acc_;
+  DeviceBuffer<cuda::DiagAccum> diag_;  // diagnostics(): waited for
   DeviceBuffer<int64_t> inj_cell_, inj_off_, rec_off_, rec_index_;
   DeviceBuffer<int> inj_point_;
   DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_;
@@ -321,19 +351,20 @@ class CudaEngine final : public WaveEngine {
   int device_step_ = 0;     // its value once the queued work has run
   bool use_graphs_ = true;
   std::map<GraphKey, cudaGraphExec_t> graphs_;
-  DeviceBuffer<cuda::DiagAccum> ring_;
-  cuda::DiagAccum* ring_host_ = nullptr;  // pinned
+  DeviceBuffer<cuda::DiagAccum> acc_;     // the totals of a launch's reductions, in order
+  DeviceBuffer<cuda::DiagRing> ring_;     // where they are published: ring_host_
+  cuda::DiagAccum* ring_host_ = nullptr;  // pinned, mapped
   cudaEvent_t ring_events_[kRing] = {};
+  int next_event_ = 0;
+  unsigned published_ = 0;  // reductions enqueued into acc_
   std::deque<Pending> pending_;
   std::vector<TaggedDiagnostics> collected_;
-  int next_slot_ = 0;
   // Where the variant fuses diagnostics; SEISFD_FUSED_DIAGNOSTICS=0 turns it off to measure
   // the separate reduction (a measurement knob, not a user setting).
   bool fuse_diagnostics_ = [] {
     const char* e = std::getenv("SEISFD_FUSED_DIAGNOSTICS");
     return !(e && std::string(e) == "0");
   }();
-  std::optional<Pending> fused_;  // marked, to be reduced by the next update
   bool compressed_ = false;
   std::vector<std::pair<std::string, std::string>> details_;
 };

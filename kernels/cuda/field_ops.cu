@@ -52,11 +52,27 @@ __global__ void advance_step_kernel(int* step, int by) {
   *step += by;
 }
 
-__global__ void diag_reset_kernel(DiagAccum* a) {
+__device__ void zero_totals(DiagAccum* a) {
   a->sum_sq = 0.0;
   a->max_abs_bits = 0u;
   a->nonfinite = 0ull;
   a->first_nonfinite = ~0ull;
+}
+
+__global__ void diag_reset_kernel(DiagAccum* a, int count) {
+  for (int i = threadIdx.x; i < count; i += blockDim.x) zero_totals(a + i);
+}
+
+__global__ void diag_publish_kernel(DiagRing* ring, DiagAccum* acc, int count, int* step, int by) {
+  for (int i = 0; i < count; ++i) {
+    const unsigned k = ring->published + 1u;
+    DiagAccum* o = ring->slots + (k - 1u) % ring->size;
+    *o = acc[i];
+    o->published = k;
+    ring->published = k;
+    zero_totals(acc + i);
+  }
+  if (step) *step += by;
 }
 
 // Blocks stride over the x rows of the updated region and threads along each row (no 64-bit
@@ -116,8 +132,14 @@ void launch_free_surface(float* field, const Layout& l, int surface, int radius,
   CUDA_CHECK_LAUNCH();
 }
 
-void launch_diag_reset(DiagAccum* acc, cudaStream_t s) {
-  diag_reset_kernel<<<1, 1, 0, s>>>(acc);
+void launch_diag_reset(DiagAccum* acc, cudaStream_t s, int count) {
+  diag_reset_kernel<<<1, 32, 0, s>>>(acc, count);
+  CUDA_CHECK_LAUNCH();
+}
+
+void launch_diag_publish(DiagRing* ring, DiagAccum* acc, int count, cudaStream_t s, int* step,
+                         int by) {
+  diag_publish_kernel<<<1, 1, 0, s>>>(ring, acc, count, step, by);
   CUDA_CHECK_LAUNCH();
 }
 

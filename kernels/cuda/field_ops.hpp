@@ -45,12 +45,22 @@ void launch_advance_step(int* step, int by, cudaStream_t s);
 
 void launch_free_surface(float* field, const Layout& l, int surface, int radius, cudaStream_t s);
 
+// A reduction's totals: every block of a reducing launch commits its part with one atomic per
+// quantity (fire-and-forget reductions: no fence, no counter, nothing that waits).
 struct DiagAccum {
   double sum_sq;
   unsigned int max_abs_bits;  // float bits of max |p| (non-negative floats order as ints)
-  unsigned int pad;
+  unsigned int published;     // in a ring slot: the number of the reduction it holds (1, 2, ...)
   unsigned long long nonfinite;
   unsigned long long first_nonfinite;  // ~0ull when none
+};
+// Where finished reductions go: `size` slots of pinned host memory mapped for the device (the
+// host reads a slot once an event behind its publishing launch has completed), the next
+// reduction to slot published % size.
+struct DiagRing {
+  DiagAccum* slots;
+  unsigned int size;
+  unsigned int published;
 };
 // The host view of an accumulator that has been copied back.
 inline Diagnostics to_diagnostics(const DiagAccum& a) {
@@ -65,9 +75,15 @@ inline Diagnostics to_diagnostics(const DiagAccum& a) {
   return d;
 }
 
-// Accumulates into acc (which the caller resets with launch_diag_reset).
-void launch_diag_reset(DiagAccum* acc, cudaStream_t s);
+// Zero totals in acc[0, count).
+void launch_diag_reset(DiagAccum* acc, cudaStream_t s, int count = 1);
+// Adds the field over the updated region into acc's totals.
 void launch_diagnostics(const float* field, const StepSpec& spec, DiagAccum* acc, cudaStream_t s);
+// One thread, after the reductions into acc[0, count): copies them into the ring's next slots
+// in order, zeroes them for the next ones, and, with `step`, advances the step counter by `by`
+// (the end of a chunk does both in one launch).
+void launch_diag_publish(DiagRing* ring, DiagAccum* acc, int count, cudaStream_t s,
+                         int* step = nullptr, int by = 0);
 
 void launch_gather_box(const float* field, const Layout& l, const int lo[3], const int n[3],
                        const int dec[3], float* out, cudaStream_t s);
