@@ -134,8 +134,7 @@ class CudaAnisoEngine final : public WaveEngine {
     vdt2_ = grid_array(vdt2);
     E_ = grid_array(E);
     D_ = grid_array(D);
-    const std::vector<float> zeros(n, 0.0f);
-    for (auto* b : {&p_[0], &p_[1], &q_[0], &q_[1]}) *b = grid_array(zeros);
+    for (auto* b : {&p_[0], &p_[1], &q_[0], &q_[1]}) *b = zero_grid_array();
     compressed_ = compress && p_[0].compressed() && p_[1].compressed() && q_[0].compressed() &&
                   q_[1].compressed();
     if (kind_ == AnisoKind::kTti) {
@@ -160,7 +159,7 @@ class CudaAnisoEngine final : public WaveEngine {
         axis[2][i] = static_cast<float>(nx);
       }
       for (int a = 0; a < 3; ++a) n_[a] = grid_array(axis[a]);
-      for (auto& g : g_) g = grid_array(zeros);
+      for (auto& g : g_) g = zero_grid_array();
     }
     if (spec.cpml_on()) cpml_ = std::make_unique<cuda::CpmlBoundary>(spec, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -180,9 +179,8 @@ class CudaAnisoEngine final : public WaveEngine {
                                   " has no transposed update; use " + aniso_name(kind_) + "/o" +
                                   std::to_string(2 * spec_.radius) + "/naive");
     if (on && x_.size() == 0) {
-      const std::vector<float> zeros(spec_.layout.size(), 0.0f);
-      x_ = grid_array(zeros);
-      y_ = grid_array(zeros);
+      x_ = zero_grid_array();
+      y_ = zero_grid_array();
     }
     adjoint_ = on;
   }
@@ -212,7 +210,8 @@ class CudaAnisoEngine final : public WaveEngine {
     rec_weight_ = upload(std::vector<float>(pts.weight.begin(), pts.weight.end()));
     rec_n_ = pts.count();
     nt_rec_ = nt;
-    rec_out_ = upload(std::vector<float>(static_cast<size_t>(rec_n_) * nt, 0.0f));
+    rec_out_ = cuda::DeviceBuffer<float>(static_cast<size_t>(rec_n_) * nt);
+    rec_out_.zero();
   }
 
   void step(int n) override {
@@ -320,10 +319,15 @@ class CudaAnisoEngine final : public WaveEngine {
     fn(s, f, x_.get(), y_.get(), nullptr);
   }
 
-  // A grid-sized array, compressible where the engine was asked to.
+  // A grid-sized array, compressible where the engine was asked to: a copy of h, or zeros.
   cuda::DeviceBuffer<float> grid_array(const std::vector<float>& h) const {
     cuda::DeviceBuffer<float> d(h.size(), compress_, device_);
     d.upload(h);
+    return d;
+  }
+  cuda::DeviceBuffer<float> zero_grid_array() const {
+    cuda::DeviceBuffer<float> d(static_cast<size_t>(spec_.layout.size()), compress_, device_);
+    d.zero();
     return d;
   }
 

@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cuda/driver_entry.hpp"
+
 namespace seisfd::cuda {
 namespace {
 
@@ -27,32 +29,21 @@ struct Driver {
   PFN_cuMemRelease_v10020 release = nullptr;
 };
 
-template <class F>
-bool lookup(const char* symbol, unsigned version, F& fn) {
-  void* p = nullptr;
-  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t e =
-      cudaGetDriverEntryPointByVersion(symbol, &p, version, cudaEnableDefault, &q);
-  if (e != cudaSuccess) cudaGetLastError();  // "no driver" is an answer here
-  fn = reinterpret_cast<F>(p);
-  return e == cudaSuccess && q == cudaDriverEntryPointSuccess && p != nullptr;
-}
-
 const Driver& driver() {
   static Driver d;
   static std::once_flag once;
   std::call_once(once, [] {
-    bool ok = lookup("cuDeviceGet", 2000, d.device_get);
-    ok = lookup("cuDeviceGetAttribute", 2000, d.device_attribute) && ok;
-    ok = lookup("cuMemGetAllocationGranularity", 10020, d.granularity) && ok;
-    ok = lookup("cuMemCreate", 10020, d.create) && ok;
-    ok = lookup("cuMemGetAllocationPropertiesFromHandle", 10020, d.properties) && ok;
-    ok = lookup("cuMemAddressReserve", 10020, d.reserve) && ok;
-    ok = lookup("cuMemMap", 10020, d.map) && ok;
-    ok = lookup("cuMemSetAccess", 10020, d.set_access) && ok;
-    ok = lookup("cuMemUnmap", 10020, d.unmap) && ok;
-    ok = lookup("cuMemAddressFree", 10020, d.address_free) && ok;
-    ok = lookup("cuMemRelease", 10020, d.release) && ok;
+    bool ok = driver_entry_point("cuDeviceGet", 2000, d.device_get);
+    ok = driver_entry_point("cuDeviceGetAttribute", 2000, d.device_attribute) && ok;
+    ok = driver_entry_point("cuMemGetAllocationGranularity", 10020, d.granularity) && ok;
+    ok = driver_entry_point("cuMemCreate", 10020, d.create) && ok;
+    ok = driver_entry_point("cuMemGetAllocationPropertiesFromHandle", 10020, d.properties) && ok;
+    ok = driver_entry_point("cuMemAddressReserve", 10020, d.reserve) && ok;
+    ok = driver_entry_point("cuMemMap", 10020, d.map) && ok;
+    ok = driver_entry_point("cuMemSetAccess", 10020, d.set_access) && ok;
+    ok = driver_entry_point("cuMemUnmap", 10020, d.unmap) && ok;
+    ok = driver_entry_point("cuMemAddressFree", 10020, d.address_free) && ok;
+    ok = driver_entry_point("cuMemRelease", 10020, d.release) && ok;
     d.ok = ok;
   });
   return d;
