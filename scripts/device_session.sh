@@ -11,6 +11,9 @@
 #   MODE=diag   build seisfd, test_gpu, test_time_loop; the diagnostics and graph tests, their
 #               memcheck/racecheck; whole 2000-step runs at 128^3 and 512^3 with diagnostics every
 #               K = 1, 10 and only at the end (fused, separate, naive), each twice.
+#   MODE=kernels  build seisfd, test_gpu_variants, test_gpu; memcheck and racecheck on the odd-shape
+#               tests of VARIANTS (default the four z-marching ones) at orders 8 and 16 and on the
+#               fused diagnostics; copy bandwidth; `seisfd bench` of VARIANTS at orders 4, 8, 16.
 #   MODE=final  build seisfd; run the shipped quickstart, vti_layered and tti_salt configs as
 #               configured; Nsight Compute counters of NCU_FINAL (default naive, smem_tile).
 #   MODE=perf   build seisfd and the engine-setup and bench-CLI tests and run them; `seisfd
@@ -160,6 +163,30 @@ PY
       done
     done
   done
+  log "done"
+  exit 0
+fi
+
+if [ "$MODE" = kernels ]; then
+  V=${VARIANTS:-smem_regqueue,shfl_regqueue,tma_ring,cluster_dsmem}
+  build seisfd test_gpu_variants test_gpu
+  log "compute-sanitizer on the odd-shape tests of $V (orders 8, 16) and the fused diagnostics"
+  F=$(for v in ${V//,/ }; do printf '*o8_%s:*o16_%s:' $v $v; done)
+  for tool in memcheck racecheck; do
+    SEISFD_REQUIRE_GPU=1 timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
+      $B/tests/test_gpu_variants --gtest_filter="$F" > /tmp/san.log 2>&1
+    echo "$tool test_gpu_variants rc=$? $(grep -E '^\[  (PASSED|FAILED) ' /tmp/san.log | tr '\n' ' ') $(grep -E '(ERROR|RACECHECK) SUMMARY' /tmp/san.log | tail -1)" | tee -a "$S"
+  done
+  SEISFD_REQUIRE_GPU=1 timeout 100 compute-sanitizer --tool racecheck --error-exitcode 9 \
+    $B/tests/test_gpu --gtest_filter='GpuDiagnostics.Fused*' > /tmp/san.log 2>&1
+  echo "racecheck GpuDiagnostics.Fused* rc=$? $(grep -E 'RACECHECK SUMMARY' /tmp/san.log | tail -1)" | tee -a "$S"
+  log "copy bandwidth"
+  nvcc -O2 -arch=sm_90 bench/copy_bandwidth.cu -o /tmp/copy_bandwidth && /tmp/copy_bandwidth | tee -a "$S"
+  log "bench: $V, orders 4 8 16, hashed fields"
+  timeout ${BENCH_S:-200} $B/app/seisfd bench --physics acoustic --fields hash --variants $V \
+    --orders 4,8,16 --sizes 512 --steps 20 --repeats 7 --out "$OUT/results" > /tmp/bench.log 2>&1
+  echo "bench rc=$?" | tee -a "$S"
+  sed -n '/^seisfd bench on/,$p' /tmp/bench.log | tee -a "$S"
   log "done"
   exit 0
 fi

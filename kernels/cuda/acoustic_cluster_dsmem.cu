@@ -85,18 +85,6 @@ struct CdSmem {
   unsigned long long full[kStages];  // st.async pushes: the neighbours' rows of a stage landed
 };
 
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 // Cluster primitives (PTX ISA 7.8/8.0, sm_90). Every thread of the cluster executes each
 // barrier, in the same order, and warp-uniformly (.aligned).
 __device__ __forceinline__ unsigned cluster_rank() {
@@ -286,14 +274,14 @@ __global__ void __launch_bounds__(CdShape<R>::kThreads, 2)
       const int64_t pl = z * sz;
 #pragma unroll
       for (int s = 0; s < S::kSlots; ++s)
-        if (hok[s]) cp_async16(&sm.halo[st][0][0] + hsm[s], cur + pl + hoff[s]);
+        if (hok[s]) cuda::cp_async16(&sm.halo[st][0][0] + hsm[s], cur + pl + hoff[s]);
       if (own_ok) {
-        cp_async16(&sm.own[st][0][0] + own_sm, cur + pl + R * sz + own);
-        cp_async16(&sm.prv[st][0][0] + own_sm, prev + pl + own);
-        cp_async16(&sm.vel[st][0][0] + own_sm, vdt2 + pl + own);
+        cuda::cp_async16(&sm.own[st][0][0] + own_sm, cur + pl + R * sz + own);
+        cuda::cp_async16(&sm.prv[st][0][0] + own_sm, prev + pl + own);
+        cuda::cp_async16(&sm.vel[st][0][0] + own_sm, vdt2 + pl + own);
       }
     }
-    cp_async_commit();
+    cuda::cp_async_commit();
   };
   // The own cells of a plane into the local stage st, and the edge rows to the neighbour.
   auto publish = [&](const float4& v, int st) {
@@ -339,8 +327,8 @@ __global__ void __launch_bounds__(CdShape<R>::kThreads, 2)
   };
   int st = 0;  // stage of plane z
   for (int z = zb; z < ze; ++z) {
-    cp_async_wait<kAhead - 1>();  // this thread's copies of plane z have landed
-    cluster_wait_acquire();       // kAsync = false: the neighbours' rows of plane z have landed
+    cuda::cp_async_wait<kAhead - 1>();  // this thread's copies of plane z have landed
+    cluster_wait_acquire();  // kAsync = false: the neighbours' rows of plane z have landed
     if (kAsync) {
       // One warp waits (acquire); the block barrier below passes the ordering on.
       if (t < 32) {
@@ -363,39 +351,11 @@ __global__ void __launch_bounds__(CdShape<R>::kThreads, 2)
     if (!kAsync && mask && z > zb) store(z - 1, out);
 
     float xs[4 + 2 * S::kRP];
-    const float* row = &sm.halo[st][ty + R][0];
-#pragma unroll
-    for (int j = 0; j < S::kSide; ++j) {
-      const float4 a = *reinterpret_cast<const float4*>(row + 4 * tx + 4 * j);
-      const float4 b = *reinterpret_cast<const float4*>(row + S::kRP + 4 * tx + 4 + 4 * j);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        xs[4 * j + l] = lane(a, l);
-        xs[S::kRP + 4 + 4 * j + l] = lane(b, l);
-      }
-    }
-#pragma unroll
-    for (int l = 0; l < 4; ++l) xs[S::kRP + l] = lane(q[R], l);
+    cuda::x_row4<S::kRP>(xs, &sm.halo[st][ty + R][0], tx, q[R]);
     float lap[4];
-#pragma unroll
-    for (int l = 0; l < 4; ++l) lap[l] = p.w.c0 * xs[S::kRP + l];
-#pragma unroll
-    for (int k = 1; k <= R; ++k) {
-      const float4 up = *reinterpret_cast<const float4*>(&sm.halo[st][ty + R + k][S::kRP + 4 * tx]);
-      const float4 dn = *reinterpret_cast<const float4*>(&sm.halo[st][ty + R - k][S::kRP + 4 * tx]);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        lap[l] += p.w.cz[k] * (lane(q[R + k], l) + lane(q[R - k], l));
-        lap[l] += p.w.cy[k] * (lane(up, l) + lane(dn, l));
-        lap[l] += p.w.cx[k] * (xs[S::kRP + l + k] + xs[S::kRP + l - k]);
-      }
-    }
+    cuda::laplacian4<R, S::kRP>(lap, p.w, q, xs, &sm.halo[st][ty + R][S::kRP + 4 * tx], S::kW);
     if (mask) {
-      const float gz = p.sponge.on ? cuda::sponge_axis(p.sponge, 0, z) : 0.0f;
-#pragma unroll
-      for (int l = 0; l < 4; ++l)
-        lane(out, l) = cuda::leapfrog(p.sponge.on, gz + gxy[l], lane(q[R], l), lane(pv, l),
-                                      lane(vv, l), lap[l]);
+      out = cuda::leapfrog4(p.sponge, z, gxy, q[R], pv, vv, lap);
       if (kAsync) store(z, out);
     }
     st = st1;
@@ -405,7 +365,7 @@ __global__ void __launch_bounds__(CdShape<R>::kThreads, 2)
   if (!kAsync && mask) store(ze - 1, out);
   // Matches the last arrive: no block leaves while a neighbour may still write into it.
   cluster_wait_acquire();
-  cp_async_wait<0>();
+  cuda::cp_async_wait<0>();
 }
 
 struct LaunchPlan {

@@ -48,18 +48,6 @@ struct ShflParams {
 constexpr int kAhead = 2;  // planes in flight ahead of the one computed
 constexpr int kStages = kAhead + 1;
 
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 template <int R, int TY>
 struct ShflSmem {
   using S = ShflShape<R, TY>;
@@ -103,7 +91,6 @@ __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
                                   const float* __restrict__ cur, float* next,
                                   const float* __restrict__ vdt2, cuda::DiagAccum* acc) {
   using S = ShflShape<R, TY>;
-  using cuda::lane;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   ShflSmem<R, TY>& sm = *reinterpret_cast<ShflSmem<R, TY>*>(smem_raw);
 
@@ -165,15 +152,15 @@ __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
       const int64_t pl = z * sz;
 #pragma unroll
       for (int s = 0; s < S::kSlots; ++s)
-        if (hok[s]) cp_async16(&sm.rows[st][0][0] + hsm[s], cur + pl + hoff[s]);
-      if (xh_ok) cp_async16(&sm.xh[st][ty][xh_slot], cur + pl + xh_off);
+        if (hok[s]) cuda::cp_async16(&sm.rows[st][0][0] + hsm[s], cur + pl + hoff[s]);
+      if (xh_ok) cuda::cp_async16(&sm.xh[st][ty][xh_slot], cur + pl + xh_off);
       if (own_ok) {
-        cp_async16(&sm.own[st][0][0] + own_sm, cur + pl + R * sz + own);
-        cp_async16(&sm.prv[st][0][0] + own_sm, prev + pl + own);
-        cp_async16(&sm.vel[st][0][0] + own_sm, vdt2 + pl + own);
+        cuda::cp_async16(&sm.own[st][0][0] + own_sm, cur + pl + R * sz + own);
+        cuda::cp_async16(&sm.prv[st][0][0] + own_sm, prev + pl + own);
+        cuda::cp_async16(&sm.vel[st][0][0] + own_sm, vdt2 + pl + own);
       }
     }
-    cp_async_commit();
+    cuda::cp_async_commit();
   };
 
   const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -190,8 +177,8 @@ __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
   cuda::DiagPartial diag;
   int st = 0;  // stage of plane z
   for (int z = zb; z < ze; ++z) {
-    cp_async_wait<kAhead - 1>();  // this thread's copies of plane z have landed
-    __syncthreads();              // everyone's have, and stage st + kAhead is free again
+    cuda::cp_async_wait<kAhead - 1>();  // this thread's copies of plane z have landed
+    __syncthreads();                    // everyone's have, and stage st + kAhead is free again
     issue(z + kAhead, st + kAhead >= kStages ? st + kAhead - kStages : st + kAhead);
 
     q[2 * R] = *reinterpret_cast<const float4*>(&sm.own[st][0][0] + own_sm);
@@ -203,34 +190,10 @@ __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
     x_neighbours<R, S::kRP>(xs, q[R], h, ln);
 
     float lap[4];
-#pragma unroll
-    for (int l = 0; l < 4; ++l) lap[l] = p.w.c0 * xs[S::kRP + l];
-#pragma unroll
-    for (int k = 1; k <= R; ++k) {
-      const float4 up = *reinterpret_cast<const float4*>(&sm.rows[st][ty + R + k][4 * ln]);
-      const float4 dn = *reinterpret_cast<const float4*>(&sm.rows[st][ty + R - k][4 * ln]);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        lap[l] += p.w.cz[k] * (lane(q[R + k], l) + lane(q[R - k], l));
-        lap[l] += p.w.cy[k] * (lane(up, l) + lane(dn, l));
-        lap[l] += p.w.cx[k] * (xs[S::kRP + l + k] + xs[S::kRP + l - k]);
-      }
-    }
+    cuda::laplacian4<R, S::kRP>(lap, p.w, q, xs, &sm.rows[st][ty + R][4 * ln], S::kTX);
     if (mask) {
-      const float gz = p.sponge.on ? cuda::sponge_axis(p.sponge, 0, z) : 0.0f;
-      float4 o;
-#pragma unroll
-      for (int l = 0; l < 4; ++l)
-        lane(o, l) = cuda::leapfrog(p.sponge.on, gz + gxy[l], lane(q[R], l), lane(pv, l),
-                                    lane(vv, l), lap[l]);
-      float* dst = next + z * sz + own;
-      if (mask == 15) {
-        cuda::st_stream4(dst, o);
-      } else {
-#pragma unroll
-        for (int l = 0; l < 4; ++l)
-          if (mask & (1 << l)) dst[l] = lane(o, l);
-      }
+      const float4 o = cuda::leapfrog4(p.sponge, z, gxy, q[R], pv, vv, lap);
+      cuda::store4(next + z * sz + own, o, mask);
       if constexpr (kDiag) diag.add4(q[R], mask, z * sz + own, acc);
     }
     st = st + 1 == kStages ? 0 : st + 1;
@@ -239,7 +202,7 @@ __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
 #pragma unroll
     for (int i = 0; i < 2 * R; ++i) q[i] = q[i + 1];
   }
-  cp_async_wait<0>();
+  cuda::cp_async_wait<0>();
   if constexpr (kDiag) cuda::block_commit<S::kThreads>(diag, acc);
 }
 

@@ -63,7 +63,6 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
                                   const float* __restrict__ cur, float* next,
                                   const float* __restrict__ vdt2) {
   using S = RqShape<R>;
-  using cuda::lane;
   __shared__ __align__(16) float tile[2][S::kH][S::kW];
 
   const int t = threadIdx.x;
@@ -168,50 +167,14 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
 
     // x neighbours: kRP floats each side of the own 4, from the shared row.
     float xs[4 + 2 * S::kRP];
-    const float* row = &tile[buf][ty + R][0];
-#pragma unroll
-    for (int j = 0; j < S::kRP / 4; ++j) {
-      const float4 a = *reinterpret_cast<const float4*>(row + 4 * tx + 4 * j);
-      const float4 b = *reinterpret_cast<const float4*>(row + S::kRP + 4 * tx + 4 + 4 * j);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        xs[4 * j + l] = lane(a, l);
-        xs[S::kRP + 4 + 4 * j + l] = lane(b, l);
-      }
-    }
-#pragma unroll
-    for (int l = 0; l < 4; ++l) xs[S::kRP + l] = lane(q[R], l);
+    cuda::x_row4<S::kRP>(xs, &tile[buf][ty + R][0], tx, q[R]);
 
     float lap[4];
-#pragma unroll
-    for (int l = 0; l < 4; ++l) lap[l] = p.w.c0 * xs[S::kRP + l];
-#pragma unroll
-    for (int k = 1; k <= R; ++k) {
-      const float4 up = *reinterpret_cast<const float4*>(&tile[buf][ty + R + k][S::kRP + 4 * tx]);
-      const float4 dn = *reinterpret_cast<const float4*>(&tile[buf][ty + R - k][S::kRP + 4 * tx]);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        lap[l] += p.w.cz[k] * (lane(q[R + k], l) + lane(q[R - k], l));
-        lap[l] += p.w.cy[k] * (lane(up, l) + lane(dn, l));
-        lap[l] += p.w.cx[k] * (xs[S::kRP + l + k] + xs[S::kRP + l - k]);
-      }
-    }
+    cuda::laplacian4<R, S::kRP>(lap, p.w, q, xs, &tile[buf][ty + R][S::kRP + 4 * tx], S::kW);
 
     if (mask) {
-      const float gz = p.sponge.on ? cuda::sponge_axis(p.sponge, 0, z) : 0.0f;
-      float4 o;
-#pragma unroll
-      for (int l = 0; l < 4; ++l)
-        lane(o, l) = cuda::leapfrog(p.sponge.on, gz + gxy[l], lane(q[R], l), lane(pv, l),
-                                    lane(vv, l), lap[l]);
-      float* dst = next + plane + own;
-      if (mask == 15) {
-        cuda::st_stream4(dst, o);
-      } else {
-#pragma unroll
-        for (int l = 0; l < 4; ++l)
-          if (mask & (1 << l)) dst[l] = lane(o, l);
-      }
+      const float4 o = cuda::leapfrog4(p.sponge, z, gxy, q[R], pv, vv, lap);
+      cuda::store4(next + plane + own, o, mask);
     }
 
     if (more) {
@@ -241,18 +204,6 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
 constexpr int kAhead = 2;
 constexpr int kStages = kAhead + 1;
 
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
-}
-__device__ __forceinline__ void cp_async_commit() {
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 template <int R>
 struct AsyncSmem {
   using S = RqShape<R>;
@@ -271,7 +222,6 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
                                         const float* __restrict__ cur, float* next,
                                         const float* __restrict__ vdt2, cuda::DiagAccum* acc) {
   using S = RqShape<R>;
-  using cuda::lane;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   AsyncSmem<R>& sm = *reinterpret_cast<AsyncSmem<R>*>(smem_raw);
 
@@ -333,14 +283,14 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
       const int64_t pl = z * sz;
 #pragma unroll
       for (int s = 0; s < S::kSlots; ++s)
-        if (hok[s]) cp_async16(&sm.halo[st][0][0] + hsm[s], cur + pl + hoff[s]);
+        if (hok[s]) cuda::cp_async16(&sm.halo[st][0][0] + hsm[s], cur + pl + hoff[s]);
       if (own_ok) {
-        cp_async16(&sm.own[st][0][0] + own_sm, cur + pl + R * sz + own);
-        cp_async16(&sm.prv[st][0][0] + own_sm, prev + pl + own);
-        cp_async16(&sm.vel[st][0][0] + own_sm, vdt2 + pl + own);
+        cuda::cp_async16(&sm.own[st][0][0] + own_sm, cur + pl + R * sz + own);
+        cuda::cp_async16(&sm.prv[st][0][0] + own_sm, prev + pl + own);
+        cuda::cp_async16(&sm.vel[st][0][0] + own_sm, vdt2 + pl + own);
       }
     }
-    cp_async_commit();
+    cuda::cp_async_commit();
   };
 
   const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -357,8 +307,8 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
   cuda::DiagPartial diag;
   int st = 0;  // stage of plane z
   for (int z = zb; z < ze; ++z) {
-    cp_async_wait<kAhead - 1>();  // this thread's copies of plane z have landed
-    __syncthreads();              // everyone's have, and stage st + kAhead is free again
+    cuda::cp_async_wait<kAhead - 1>();  // this thread's copies of plane z have landed
+    __syncthreads();                    // everyone's have, and stage st + kAhead is free again
     issue(z + kAhead, st + kAhead >= kStages ? st + kAhead - kStages : st + kAhead);
 
     q[2 * R] = *reinterpret_cast<const float4*>(&sm.own[st][0][0] + own_sm);
@@ -366,48 +316,12 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
     const float4 vv = *reinterpret_cast<const float4*>(&sm.vel[st][0][0] + own_sm);
 
     float xs[4 + 2 * S::kRP];
-    const float* row = &sm.halo[st][ty + R][0];
-#pragma unroll
-    for (int j = 0; j < S::kRP / 4; ++j) {
-      const float4 a = *reinterpret_cast<const float4*>(row + 4 * tx + 4 * j);
-      const float4 b = *reinterpret_cast<const float4*>(row + S::kRP + 4 * tx + 4 + 4 * j);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        xs[4 * j + l] = lane(a, l);
-        xs[S::kRP + 4 + 4 * j + l] = lane(b, l);
-      }
-    }
-#pragma unroll
-    for (int l = 0; l < 4; ++l) xs[S::kRP + l] = lane(q[R], l);
+    cuda::x_row4<S::kRP>(xs, &sm.halo[st][ty + R][0], tx, q[R]);
     float lap[4];
-#pragma unroll
-    for (int l = 0; l < 4; ++l) lap[l] = p.w.c0 * xs[S::kRP + l];
-#pragma unroll
-    for (int k = 1; k <= R; ++k) {
-      const float4 up = *reinterpret_cast<const float4*>(&sm.halo[st][ty + R + k][S::kRP + 4 * tx]);
-      const float4 dn = *reinterpret_cast<const float4*>(&sm.halo[st][ty + R - k][S::kRP + 4 * tx]);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        lap[l] += p.w.cz[k] * (lane(q[R + k], l) + lane(q[R - k], l));
-        lap[l] += p.w.cy[k] * (lane(up, l) + lane(dn, l));
-        lap[l] += p.w.cx[k] * (xs[S::kRP + l + k] + xs[S::kRP + l - k]);
-      }
-    }
+    cuda::laplacian4<R, S::kRP>(lap, p.w, q, xs, &sm.halo[st][ty + R][S::kRP + 4 * tx], S::kW);
     if (mask) {
-      const float gz = p.sponge.on ? cuda::sponge_axis(p.sponge, 0, z) : 0.0f;
-      float4 o;
-#pragma unroll
-      for (int l = 0; l < 4; ++l)
-        lane(o, l) = cuda::leapfrog(p.sponge.on, gz + gxy[l], lane(q[R], l), lane(pv, l),
-                                    lane(vv, l), lap[l]);
-      float* dst = next + z * sz + own;
-      if (mask == 15) {
-        cuda::st_stream4(dst, o);
-      } else {
-#pragma unroll
-        for (int l = 0; l < 4; ++l)
-          if (mask & (1 << l)) dst[l] = lane(o, l);
-      }
+      const float4 o = cuda::leapfrog4(p.sponge, z, gxy, q[R], pv, vv, lap);
+      cuda::store4(next + z * sz + own, o, mask);
       if constexpr (kDiag) diag.add4(q[R], mask, z * sz + own, acc);
     }
     st = st + 1 == kStages ? 0 : st + 1;
@@ -416,7 +330,7 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
 #pragma unroll
     for (int i = 0; i < 2 * R; ++i) q[i] = q[i + 1];
   }
-  cp_async_wait<0>();
+  cuda::cp_async_wait<0>();
   if constexpr (kDiag) cuda::block_commit<S::kThreads>(diag, acc);
 }
 

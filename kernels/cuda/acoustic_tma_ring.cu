@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/driver_entry.hpp"
 #include "kernels/cuda/stencil_common.cuh"
 
 namespace seisfd {
@@ -148,7 +149,6 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
                              const __grid_constant__ CUtensorMap map_own,
                              const float* __restrict__ cur, float* next) {
   constexpr int R = S::kR;
-  using cuda::lane;
   extern __shared__ __align__(128) unsigned char smem[];
   float* const cbox = reinterpret_cast<float*>(smem);
   float* const qown = reinterpret_cast<float*>(smem + S::kQOff);
@@ -254,48 +254,12 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks)
     const float4 vv = *reinterpret_cast<const float4*>(vown + og);
 
     float xs[4 + 2 * S::kRP];
-    const float* row = cz + (ty + R) * S::kW;
-#pragma unroll
-    for (int j = 0; j < S::kRP / 4; ++j) {
-      const float4 a = *reinterpret_cast<const float4*>(row + 4 * tx + 4 * j);
-      const float4 b = *reinterpret_cast<const float4*>(row + S::kRP + 4 * tx + 4 + 4 * j);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        xs[4 * j + l] = lane(a, l);
-        xs[S::kRP + 4 + 4 * j + l] = lane(b, l);
-      }
-    }
-#pragma unroll
-    for (int l = 0; l < 4; ++l) xs[S::kRP + l] = lane(q[R], l);
+    cuda::x_row4<S::kRP>(xs, cz + (ty + R) * S::kW, tx, q[R]);
     float lap[4];
-#pragma unroll
-    for (int l = 0; l < 4; ++l) lap[l] = p.w.c0 * xs[S::kRP + l];
-#pragma unroll
-    for (int k = 1; k <= R; ++k) {
-      const float4 up = *reinterpret_cast<const float4*>(cz + own_box + k * S::kW);
-      const float4 dn = *reinterpret_cast<const float4*>(cz + own_box - k * S::kW);
-#pragma unroll
-      for (int l = 0; l < 4; ++l) {
-        lap[l] += p.w.cz[k] * (lane(q[R + k], l) + lane(q[R - k], l));
-        lap[l] += p.w.cy[k] * (lane(up, l) + lane(dn, l));
-        lap[l] += p.w.cx[k] * (xs[S::kRP + l + k] + xs[S::kRP + l - k]);
-      }
-    }
+    cuda::laplacian4<R, S::kRP>(lap, p.w, q, xs, cz + own_box, S::kW);
     if (mask) {
-      const float gz = p.sponge.on ? cuda::sponge_axis(p.sponge, 0, z) : 0.0f;
-      float4 o;
-#pragma unroll
-      for (int l = 0; l < 4; ++l)
-        lane(o, l) = cuda::leapfrog(p.sponge.on, gz + gxy[l], lane(q[R], l), lane(pv, l),
-                                    lane(vv, l), lap[l]);
-      float* dst = next + z * sz + own;
-      if (mask == 15) {
-        cuda::st_stream4(dst, o);
-      } else {
-#pragma unroll
-        for (int l = 0; l < 4; ++l)
-          if (mask & (1 << l)) dst[l] = lane(o, l);
-      }
+      const float4 o = cuda::leapfrog4(p.sponge, z, gxy, q[R], pv, vv, lap);
+      cuda::store4(next + z * sz + own, o, mask);
     }
 #pragma unroll
     for (int i = 0; i < 2 * R; ++i) q[i] = q[i + 1];
@@ -310,18 +274,12 @@ EncodeTiledFn encode_tiled() {
   static std::mutex mu;
   static EncodeTiledFn fn = nullptr;
   std::lock_guard<std::mutex> lock(mu);
-  if (!fn) {
-    void* f = nullptr;
-    cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
-    const cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000,
-                                                           cudaEnableDefault, &q);
-    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !f)
-      throw std::runtime_error(
-          "tma_ring: the driver does not provide cuTensorMapEncodeTiled (CUDA 12.0+ driver "
-          "needed): " +
-          std::string(cudaGetErrorString(e)));
-    fn = reinterpret_cast<EncodeTiledFn>(f);
-  }
+  cudaError_t e = cudaSuccess;
+  if (!fn && !cuda::driver_entry_point("cuTensorMapEncodeTiled", 12000, fn, &e))
+    throw std::runtime_error(
+        "tma_ring: the driver does not provide cuTensorMapEncodeTiled (CUDA 12.0+ driver "
+        "needed): " +
+        std::string(cudaGetErrorString(e)));
   return fn;
 }
 

@@ -1,7 +1,8 @@
-// Device-side pieces shared by the fast acoustic variants (smem_tile, smem_regqueue,
-// shfl_regqueue): the stencil weights as a by-value parameter, the per-axis sponge term, 16-byte
-// loads/stores with cache hints, and the host-side choice of the z-chunk length of the z-marching
-// kernels. The update formula is the one of acoustic_naive (DESIGN.md §4):
+// Device-side pieces shared by the fast acoustic variants (smem_tile and the z-marching
+// smem_regqueue, shfl_regqueue, tma_ring, cluster_dsmem): the stencil weights as a by-value
+// parameter, the per-axis sponge term, 16-byte loads/stores with cache hints, cp.async, the
+// four-cell x row, Laplacian, update and store of the z-marching kernels, and the host-side
+// choice of their z-chunk length. The update formula is the one of acoustic_naive (DESIGN.md §4):
 //   next = (2 cur - (1 - g) prev + (v dt)^2 lap) / (1 + g),   g = sum over axes of the sponge.
 #pragma once
 #include <cuda_runtime.h>
@@ -66,6 +67,88 @@ __device__ __forceinline__ float& lane(float4& v, int l) {
 }
 __device__ __forceinline__ float lane(const float4& v, int l) {
   return l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w;
+}
+
+// cp.async of 16 bytes global -> shared through L2 only (.cg), committed as groups and waited
+// for with at most N groups still in flight.
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// The z-marching kernels work on four cells of an x row per thread (one float4). Their x
+// neighbours from a shared-memory row holding RP (>= R, a multiple of 4) halo cells either
+// side: `row` points at the row's first halo cell, the thread's cells are at RP + 4 tx; xs gets
+// [left halo | the four cells (`own`, from registers) | right halo].
+template <int RP>
+__device__ __forceinline__ void x_row4(float (&xs)[4 + 2 * RP], const float* row, int tx,
+                                       const float4& own) {
+#pragma unroll
+  for (int j = 0; j < RP / 4; ++j) {
+    const float4 a = *reinterpret_cast<const float4*>(row + 4 * tx + 4 * j);
+    const float4 b = *reinterpret_cast<const float4*>(row + RP + 4 * tx + 4 + 4 * j);
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      xs[4 * j + l] = lane(a, l);
+      xs[RP + 4 + 4 * j + l] = lane(b, l);
+    }
+  }
+#pragma unroll
+  for (int l = 0; l < 4; ++l) xs[RP + l] = lane(own, l);
+}
+
+// The Laplacian of the four cells: z neighbours from the register queue q (q[R] the cells
+// themselves), y neighbours from shared memory at centre +- k * stride (the four cells of row
+// k above and below), x neighbours from xs (x_row4 or a shuffle cache).
+template <int R, int RP>
+__device__ __forceinline__ void laplacian4(float (&lap)[4], const StencilWeights<R>& w,
+                                           const float4 (&q)[2 * R + 1],
+                                           const float (&xs)[4 + 2 * RP], const float* centre,
+                                           int stride) {
+#pragma unroll
+  for (int l = 0; l < 4; ++l) lap[l] = w.c0 * xs[RP + l];
+#pragma unroll
+  for (int k = 1; k <= R; ++k) {
+    const float4 up = *reinterpret_cast<const float4*>(centre + k * stride);
+    const float4 dn = *reinterpret_cast<const float4*>(centre - k * stride);
+#pragma unroll
+    for (int l = 0; l < 4; ++l) {
+      lap[l] += w.cz[k] * (lane(q[R + k], l) + lane(q[R - k], l));
+      lap[l] += w.cy[k] * (lane(up, l) + lane(dn, l));
+      lap[l] += w.cx[k] * (xs[RP + l + k] + xs[RP + l - k]);
+    }
+  }
+}
+
+// The leapfrog update of the four cells of plane z (gxy: their x and y sponge terms).
+__device__ __forceinline__ float4 leapfrog4(const SpongeParams& sp, int z, const float (&gxy)[4],
+                                            const float4& c, const float4& p, const float4& v,
+                                            const float (&lap)[4]) {
+  const float gz = sp.on ? sponge_axis(sp, 0, z) : 0.0f;
+  float4 o;
+#pragma unroll
+  for (int l = 0; l < 4; ++l)
+    lane(o, l) = leapfrog(sp.on, gz + gxy[l], lane(c, l), lane(p, l), lane(v, l), lap[l]);
+  return o;
+}
+
+// Stores the cells of o that mask selects (bit l: cell l is in the region): one streaming
+// 16-byte store when all four are.
+__device__ __forceinline__ void store4(float* dst, const float4& o, int mask) {
+  if (mask == 15) {
+    st_stream4(dst, o);
+  } else {
+#pragma unroll
+    for (int l = 0; l < 4; ++l)
+      if (mask & (1 << l)) dst[l] = lane(o, l);
+  }
 }
 
 // Checks every z-marching and tiled variant needs: a halo of `radius` cells around the region,
