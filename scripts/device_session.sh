@@ -14,6 +14,8 @@
 #   MODE=kernels  build seisfd, test_gpu_variants, test_gpu; memcheck and racecheck on the odd-shape
 #               tests of VARIANTS (default the four z-marching ones) at orders 8 and 16 and on the
 #               fused diagnostics; copy bandwidth; `seisfd bench` of VARIANTS at orders 4, 8, 16.
+#   MODE=engines  build seisfd, test_gpu, test_gpu_anisotropic; the engines' diagnostics, graph,
+#               order-8 and anisotropic tests; memcheck on the diagnostics tests; then MODE=final.
 #   MODE=final  build seisfd; run the shipped quickstart, vti_layered and tti_salt configs as
 #               configured; Nsight Compute counters of NCU_FINAL (default naive, smem_tile).
 #   MODE=perf   build seisfd and the engine-setup and bench-CLI tests and run them; `seisfd
@@ -188,6 +190,27 @@ if [ "$MODE" = kernels ]; then
   echo "bench rc=$?" | tee -a "$S"
   sed -n '/^seisfd bench on/,$p' /tmp/bench.log | tee -a "$S"
   log "done"
+  exit 0
+fi
+
+if [ "$MODE" = engines ]; then
+  build seisfd test_gpu test_gpu_anisotropic
+  log "engine tests (SEISFD_REQUIRE_GPU=1): diagnostics, graphs, order-8 variants, anisotropic"
+  SEISFD_REQUIRE_GPU=1 timeout 150 $B/tests/test_gpu \
+    --gtest_filter='GpuDiagnostics.*:GpuGraphs*:Registry/GpuVariant.*o8*' > "$OUT/test_gpu.log" 2>&1
+  echo "test_gpu rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/test_gpu.log" | tr '\n' ' ')" | tee -a "$S"
+  SEISFD_REQUIRE_GPU=1 timeout 150 $B/tests/test_gpu_anisotropic \
+    --gtest_filter='GpuAnisoDiagnostics.*:Registry/GpuAniso.*o8*:GpuAnisoCpml*:GpuAnisoAdjoint*' \
+    > "$OUT/test_gpu_aniso.log" 2>&1
+  echo "test_gpu_anisotropic rc=$? $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/test_gpu_aniso.log" | tr '\n' ' ')" | tee -a "$S"
+  grep -E "^\[  FAILED|^\[gpu" "$OUT/test_gpu.log" "$OUT/test_gpu_aniso.log" | tee -a "$S"
+  for tb in "test_gpu_anisotropic|GpuAnisoDiagnostics.*" "test_gpu|GpuDiagnostics.*"; do
+    t=${tb%%|*} filt=${tb##*|}
+    SEISFD_REQUIRE_GPU=1 timeout 100 compute-sanitizer --tool memcheck --error-exitcode 9 \
+      $B/tests/$t --gtest_filter="$filt" > /tmp/san.log 2>&1
+    echo "memcheck $t $filt rc=$? $(grep -E 'ERROR SUMMARY' /tmp/san.log | tail -1)" | tee -a "$S"
+  done
+  MODE=final NCU_FINAL= bash "$0"
   exit 0
 fi
 

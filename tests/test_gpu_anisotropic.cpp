@@ -18,6 +18,7 @@
 #include "kernels/reference/aniso_engine.hpp"
 #include "kernels/registry.hpp"
 #include "solver/operators.hpp"
+#include "solver/time_loop.hpp"
 #include "solver/wavelet.hpp"
 #include "tests/aniso_support.hpp"
 #include "tests/gpu_skip.hpp"
@@ -133,6 +134,59 @@ INSTANTIATE_TEST_SUITE_P(Registry, GpuAniso, ::testing::ValuesIn(aniso_variant_n
                              if (c == '/') c = '_';
                            return n;
                          });
+
+// Diagnostics queued by the time loop (read back behind events, kernels/cuda/diag_queue.hpp)
+// equal those a second engine computes and waits for at the same fields; a NaN velocity stops
+// the loop at the first check, naming the step.
+TEST(GpuAnisoDiagnostics, QueuedEqualTheWaitedForAndStopOnNaN) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  for (AnisoKind kind : {AnisoKind::kVti, AnisoKind::kTti}) {
+    SCOPED_TRACE(aniso_name(kind));
+    const std::string name = std::string(aniso_name(kind)) + "/o8/naive";
+    AnisoShot s = aniso_shot(kind, 8, test::sponge(16, true), 121);
+    auto a = make_cuda_aniso_engine(s.p.spec, s.m, s.p.dt, name, 0);
+    auto b = make_cuda_aniso_engine(s.p.spec, s.m, s.p.dt, name, 0);
+    for (WaveEngine* e : {a.get(), b.get()}) e->set_injection(s.S, s.w, s.nt);
+    a->set_diagnostics_every(7);
+    std::vector<TaggedDiagnostics> got;
+    std::vector<std::pair<int, Diagnostics>> want;
+    for (int n = 0; n < 120; n += 20) {
+      a->steps(n, n + 20);
+      for (int m = n; m < n + 20; ++m) {
+        if (a->diagnostics_due(m)) want.push_back({m, b->diagnostics()});
+        b->step(m);
+      }
+      for (const auto& t : a->completed_diagnostics(2)) got.push_back(t);
+    }
+    a->queue_diagnostics(120);
+    want.push_back({120, b->diagnostics()});
+    for (const auto& t : a->completed_diagnostics(0)) got.push_back(t);
+    ASSERT_EQ(got.size(), want.size());
+    ASSERT_EQ(got.size(), 18u);  // fields 7, 14, ..., 119 and 120
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].step, want[i].first);
+      EXPECT_NEAR(got[i].d.sum_sq, want[i].second.sum_sq, 1e-12 * want[i].second.sum_sq);
+      EXPECT_EQ(got[i].d.max_abs, want[i].second.max_abs);
+      EXPECT_EQ(got[i].d.nonfinite, 0);
+    }
+    EXPECT_GT(want.back().second.sum_sq, 0.0);
+
+    AnisoShot bad = aniso_shot(kind, 8, test::sponge(16, true), 121);
+    const Layout& l = bad.p.spec.layout;
+    bad.m.velocity[l.idx(l.nz / 2, l.ny / 2, l.nx / 2)] = NAN;
+    auto e = make_cuda_aniso_engine(bad.p.spec, bad.m, bad.p.dt, name, 0);
+    e->set_injection(bad.S, bad.w, bad.nt);
+    LoopOptions o;
+    o.diagnostics_interval = 5;
+    o.progress_every = 20;
+    try {
+      run_time_loop(*e, bad.nt, o);
+      ADD_FAILURE() << "no NumericalError";
+    } catch (const NumericalError& err) {
+      EXPECT_NE(std::string(err.what()).find("at step 5:"), std::string::npos) << err.what();
+    }
+  }
+}
 
 // VTI with CPML on five faces and the free surface on top: traces after 500 steps, and the
 // whole field (layers included) at step 250 while the pulse is crossing the layers, against

@@ -1,8 +1,9 @@
 // The CUDA engine for the pseudo-acoustic VTI/TTI physics (kernels/anisotropy.hpp): p and q
 // (two time levels each, the new one overwriting the oldest), the per-cell coefficients, and a
 // registry variant (vti/oN/*, tti/oN/*) for the stencil update. Injection (into p and q),
-// free-surface mirroring and recording (of p) are small kernels of this file; diagnostics and
-// field copies run on the device (field_ops). CPML (VTI only; TTI refuses it, kernels/cpml.hpp):
+// free-surface mirroring and recording (of p) are small kernels of this file; diagnostics
+// (queued: read back behind events, diag_queue.hpp) and field copies run on the device
+// (field_ops). CPML (VTI only; TTI refuses it, kernels/cpml.hpp):
 // the boundary kernels of kernels/cuda/cpml.cu in their coupled form around the variant (x, y
 // driven by p, z by q). set_adjoint(true): the transposed update of the CPU
 // engine (kernels/reference/anisotropic.hpp) as a pointwise pre-pass X = E p + D q,
@@ -11,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "kernels/anisotropy.hpp"
@@ -20,6 +22,7 @@
 #include "kernels/cuda/engine_setup.hpp"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/cpml.hpp"
+#include "kernels/cuda/diag_queue.hpp"
 #include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"
@@ -162,8 +165,11 @@ class CudaAnisoEngine final : public WaveEngine {
       for (auto& g : g_) g = zero_grid_array();
     }
     if (spec.cpml_on()) cpml_ = std::make_unique<cuda::CpmlBoundary>(spec, nullptr);
+    queue_ = std::make_unique<cuda::DiagQueue>(nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
   }
+
+  ~CudaAnisoEngine() override { cudaDeviceSynchronize(); }  // destructors never throw
 
   std::string name() const override { return "cuda/" + variant_.name; }
   const StepSpec& spec() const override { return spec_; }
@@ -286,6 +292,14 @@ class CudaAnisoEngine final : public WaveEngine {
     return cuda::to_diagnostics(h[0]);
   }
 
+  // Reduced on the device and read back behind an event (kernels/cuda/diag_queue.hpp).
+  void queue_diagnostics(int step) override {
+    queue_->reduce_now(p_[1].get(), spec_, step, nullptr);
+  }
+  std::vector<TaggedDiagnostics> completed_diagnostics(int max_pending) override {
+    return queue_->completed(max_pending);
+  }
+
   void synchronize() override { CUDA_CHECK(cudaDeviceSynchronize()); }
 
   std::vector<std::pair<std::string, std::string>> details() const override { return details_; }
@@ -343,6 +357,7 @@ class CudaAnisoEngine final : public WaveEngine {
   cuda::DeviceBuffer<int> inj_point_;
   cuda::DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_, box_;
   cuda::DeviceBuffer<cuda::DiagAccum> diag_;
+  std::unique_ptr<cuda::DiagQueue> queue_;
   cuda::DeviceBuffer<float> x_, y_;  // adjoint: X and Y
   std::unique_ptr<cuda::CpmlBoundary> cpml_;
   bool adjoint_ = false;

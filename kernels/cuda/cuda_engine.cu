@@ -18,8 +18,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
-#include <deque>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -27,6 +25,7 @@
 
 #include "kernels/cuda/buffer.hpp"
 #include "kernels/cuda/cpml.hpp"
+#include "kernels/cuda/diag_queue.hpp"
 #include "kernels/cuda/engine_setup.hpp"
 #include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda_backend.hpp"
@@ -58,19 +57,7 @@ class CudaEngine final : public WaveEngine {
     diag_ = DeviceBuffer<cuda::DiagAccum>(1);
     step_ = DeviceBuffer<int>(1);
     cuda::launch_set_step(step_.get(), 0, stream_.get());
-    void* ring = nullptr;
-    CUDA_CHECK(cudaHostAlloc(&ring, kRing * sizeof(cuda::DiagAccum), cudaHostAllocMapped));
-    std::memset(ring, 0, kRing * sizeof(cuda::DiagAccum));
-    ring_host_ = static_cast<cuda::DiagAccum*>(ring);
-    void* ring_device = nullptr;
-    CUDA_CHECK(cudaHostGetDevicePointer(&ring_device, ring, 0));
-    acc_ = DeviceBuffer<cuda::DiagAccum>(kPerLaunch);
-    cuda::launch_diag_reset(acc_.get(), stream_.get(), kPerLaunch);
-    ring_ = DeviceBuffer<cuda::DiagRing>(1);
-    ring_.upload(
-        std::vector<cuda::DiagRing>{{static_cast<cuda::DiagAccum*>(ring_device), kRing, 0}},
-        stream_.get());
-    for (auto& e : ring_events_) CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    queue_ = std::make_unique<cuda::DiagQueue>(stream_.get());
     if (spec.cpml_on()) {
       if (spec.sponge_on())
         throw std::invalid_argument("cuda engine: CPML and sponge damping on the same layers");
@@ -82,8 +69,6 @@ class CudaEngine final : public WaveEngine {
   ~CudaEngine() override {
     cudaStreamSynchronize(stream_.get());  // destructors never throw
     for (auto& [key, exec] : graphs_) cudaGraphExecDestroy(exec);
-    for (auto& e : ring_events_) cudaEventDestroy(e);
-    cudaFreeHost(ring_host_);
   }
 
   std::string name() const override { return "cuda:" + variant_.name; }
@@ -147,7 +132,7 @@ class CudaEngine final : public WaveEngine {
     for (int n = n_begin; n < n_end;) {
       int end = n_end, due = 0;
       for (int m = n; m < n_end; ++m)
-        if (diagnostics_due(m) && ++due > kPerLaunch) {
+        if (diagnostics_due(m) && ++due > cuda::DiagQueue::kPerLaunch) {
           end = m;
           --due;
           break;
@@ -189,27 +174,11 @@ class CudaEngine final : public WaveEngine {
   }
 
   void queue_diagnostics(int step) override {
-    make_room(1);
-    cuda::launch_diagnostics(cur_.get(), spec_, acc_.get(), stream_.get());
-    cuda::launch_diag_publish(ring_.get(), acc_.get(), 1, stream_.get());
-    published(std::vector<int>{step});
+    queue_->reduce_now(cur_.get(), spec_, step, stream_.get());
   }
 
   std::vector<TaggedDiagnostics> completed_diagnostics(int max_pending) override {
-    while (!pending_.empty()) {
-      const cudaEvent_t e = ring_events_[pending_.front().event];
-      if (pending_.size() > static_cast<size_t>(std::max(0, max_pending))) {
-        CUDA_CHECK(cudaEventSynchronize(e));
-      } else {
-        const cudaError_t q = cudaEventQuery(e);
-        if (q == cudaErrorNotReady) break;
-        CUDA_CHECK(q);
-      }
-      collect_front();
-    }
-    std::vector<TaggedDiagnostics> out;
-    out.swap(collected_);
-    return out;
+    return queue_->completed(max_pending);
   }
 
   void synchronize() override { stream_.synchronize(); }
@@ -219,14 +188,6 @@ class CudaEngine final : public WaveEngine {
   bool compressed() const { return compressed_; }
 
  private:
-  static constexpr int kRing = 64;              // reductions in flight before the engine waits
-  static constexpr int kPerLaunch = kRing / 2;  // reductions in one launch (graph) at most
-  struct Pending {
-    int step;         // the field reduced
-    unsigned number;  // 1 + the reductions published before it (its slot: (number - 1) % kRing)
-    int event;        // ring_events_ index recorded after its launch
-  };
-
   // (steps, prev buffer, steps between reductions, step of the first reduction or -1)
   using GraphKey = std::tuple<int, const float*, int, int>;
 
@@ -240,7 +201,7 @@ class CudaEngine final : public WaveEngine {
     const int every = first >= 0 ? diagnostics_every() : 0;
     std::vector<int> fields;
     for (int k = first; every > 0 && k < count; k += every) fields.push_back(n + k);
-    make_room(due);
+    queue_->make_room(due);
     if (!use_graphs_ || count < 2) {
       enqueue(count, s, first, every);
     } else {
@@ -261,7 +222,7 @@ class CudaEngine final : public WaveEngine {
         if (count % 2) std::swap(prev_, cur_);
       }
     }
-    if (!fields.empty()) published(fields);
+    queue_->published(fields, s);
   }
 
   // The launches of `count` steps on stream s (run now, or recorded into a graph). Step k
@@ -274,7 +235,7 @@ class CudaEngine final : public WaveEngine {
     for (int k = 0; k < count; ++k) {
       const bool reduce = every > 0 && k >= first && (k - first) % every == 0;
       const bool fused = reduce && variant_.fuses_diagnostics && fuse_diagnostics_;
-      cuda::DiagAccum* acc = reduce ? acc_.get() + j++ : nullptr;
+      cuda::DiagAccum* acc = reduce ? queue_->acc(j++) : nullptr;
       if (reduce && !fused) cuda::launch_diagnostics(cur_.get(), spec_, acc, s);
       if (cpml_) cpml_->launch_psi(cur_.get(), s);
       AcousticFields f{prev_.get(), cur_.get(), prev_.get(), vdt2_.get()};
@@ -288,43 +249,15 @@ class CudaEngine final : public WaveEngine {
       cuda::launch_record(cur_.get(), rec_, step_.get(), k + 1, s);
     }
     if (j > 0)
-      cuda::launch_diag_publish(ring_.get(), acc_.get(), j, s, step_.get(), count);
+      cuda::launch_diag_publish(queue_->ring(), queue_->acc(), j, s, step_.get(), count);
     else
       cuda::launch_advance_step(step_.get(), count, s);
-  }
-
-  // Waits (oldest first) until `count` more reductions fit in the ring.
-  void make_room(int count) {
-    while (!pending_.empty() && pending_.size() + count > static_cast<size_t>(kRing)) {
-      CUDA_CHECK(cudaEventSynchronize(ring_events_[pending_.front().event]));
-      collect_front();
-    }
-  }
-
-  // The reductions of `fields`, in that order, were just enqueued: one event behind them.
-  void published(const std::vector<int>& fields) {
-    const int ev = next_event_;
-    next_event_ = (next_event_ + 1) % kRing;  // at most kRing - 1 other launches are pending
-    CUDA_CHECK(cudaEventRecord(ring_events_[ev], stream_.get()));
-    for (int m : fields) pending_.push_back({m, ++published_, ev});
   }
 
   void drop_graphs() {
     stream_.synchronize();
     for (auto& [key, exec] : graphs_) CUDA_CHECK(cudaGraphExecDestroy(exec));
     graphs_.clear();
-  }
-
-  void collect_front() {
-    const Pending p = pending_.front();
-    pending_.pop_front();
-    // Final: the event after its launch has completed (and the device wrote it system-wide).
-    const cuda::DiagAccum a = ring_host_[(p.number - 1) % kRing];
-    if (a.published != p.number)  // a launch that did not publish: an engine defect
-      throw std::logic_error("cuda engine: diagnostics slot of step " + std::to_string(p.step) +
-                             " holds reduction " + std::to_string(a.published) + ", expected " +
-                             std::to_string(p.number));
-    collected_.push_back({p.step, cuda::to_diagnostics(a)});
   }
 
   template <class T>
@@ -351,14 +284,7 @@ class CudaEngine final : public WaveEngine {
   int device_step_ = 0;     // its value once the queued work has run
   bool use_graphs_ = true;
   std::map<GraphKey, cudaGraphExec_t> graphs_;
-  DeviceBuffer<cuda::DiagAccum> acc_;     // the totals of a launch's reductions, in order
-  DeviceBuffer<cuda::DiagRing> ring_;     // where they are published: ring_host_
-  cuda::DiagAccum* ring_host_ = nullptr;  // pinned, mapped
-  cudaEvent_t ring_events_[kRing] = {};
-  int next_event_ = 0;
-  unsigned published_ = 0;  // reductions enqueued into acc_
-  std::deque<Pending> pending_;
-  std::vector<TaggedDiagnostics> collected_;
+  std::unique_ptr<cuda::DiagQueue> queue_;  // the queued diagnostics
   // Where the variant fuses diagnostics; SEISFD_FUSED_DIAGNOSTICS=0 turns it off to measure
   // the separate reduction (a measurement knob, not a user setting).
   bool fuse_diagnostics_ = [] {
