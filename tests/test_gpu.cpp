@@ -274,7 +274,7 @@ TEST(GpuDiagnostics, InChunkReductionsEqualTheWaitedFor) {
     if (v.physics == "acoustic" && (v.order == 4 || v.order == 16) &&
         (v.fuses_diagnostics || v.name.find("naive") != std::string::npos))
       names.push_back(v.name);
-  ASSERT_GE(names.size(), 3u) << "no variant fuses diagnostics";
+  ASSERT_GE(names.size(), 3u) << "expected naive and the variants that fuse diagnostics";
   for (const std::string& name : names) {
     const bool fused = find_variant(name)->fuses_diagnostics;
     for (const bool graphs : {true, false}) {

@@ -284,12 +284,7 @@ class CudaAnisoEngine final : public WaveEngine {
   }
 
   Diagnostics diagnostics() override {
-    if (diag_.size() == 0) diag_ = cuda::DeviceBuffer<cuda::DiagAccum>(1);
-    cuda::launch_diag_reset(diag_.get(), nullptr);
-    cuda::launch_diagnostics(p_[1].get(), spec_, diag_.get(), nullptr);
-    std::vector<cuda::DiagAccum> h;
-    diag_.download(h);
-    return cuda::to_diagnostics(h[0]);
+    return queue_->reduce_and_wait(p_[1].get(), spec_, nullptr);
   }
 
   // Reduced on the device and read back behind an event (kernels/cuda/diag_queue.hpp).
@@ -356,7 +351,6 @@ class CudaAnisoEngine final : public WaveEngine {
   cuda::DeviceBuffer<int64_t> inj_index_, rec_offset_, rec_index_;
   cuda::DeviceBuffer<int> inj_point_;
   cuda::DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_, box_;
-  cuda::DeviceBuffer<cuda::DiagAccum> diag_;
   std::unique_ptr<cuda::DiagQueue> queue_;
   cuda::DeviceBuffer<float> x_, y_;  // adjoint: X and Y
   std::unique_ptr<cuda::CpmlBoundary> cpml_;

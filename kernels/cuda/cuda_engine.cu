@@ -54,7 +54,6 @@ class CudaEngine final : public WaveEngine {
     vdt2_.upload(vdt2, stream_.get());
     prev_.zero(stream_.get());
     cur_.zero(stream_.get());
-    diag_ = DeviceBuffer<cuda::DiagAccum>(1);
     step_ = DeviceBuffer<int>(1);
     cuda::launch_set_step(step_.get(), 0, stream_.get());
     queue_ = std::make_unique<cuda::DiagQueue>(stream_.get());
@@ -129,15 +128,13 @@ class CudaEngine final : public WaveEngine {
     if (n_end <= n_begin) return;
     if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, stream_.get());
     // Launches of at most kPerLaunch reductions each (one accumulator each).
+    const int64_t every = diagnostics_every();
     for (int n = n_begin; n < n_end;) {
-      int end = n_end, due = 0;
-      for (int m = n; m < n_end; ++m)
-        if (diagnostics_due(m) && ++due > cuda::DiagQueue::kPerLaunch) {
-          end = m;
-          --due;
-          break;
-        }
-      launch_chunk(n, end, due);
+      int end = n_end;
+      if (every > 0)
+        end = static_cast<int>(
+            std::min<int64_t>(n_end, first_due(n) + every * cuda::DiagQueue::kPerLaunch));
+      launch_chunk(n, end);
       n = end;
     }
     device_step_ = n_end;
@@ -166,11 +163,7 @@ class CudaEngine final : public WaveEngine {
   }
 
   Diagnostics diagnostics() override {
-    cuda::launch_diag_reset(diag_.get(), stream_.get());
-    cuda::launch_diagnostics(cur_.get(), spec_, diag_.get(), stream_.get());
-    std::vector<cuda::DiagAccum> h;
-    diag_.download(h, stream_.get());
-    return cuda::to_diagnostics(h[0]);
+    return queue_->reduce_and_wait(cur_.get(), spec_, stream_.get());
   }
 
   void queue_diagnostics(int step) override {
@@ -191,17 +184,21 @@ class CudaEngine final : public WaveEngine {
   // (steps, prev buffer, steps between reductions, step of the first reduction or -1)
   using GraphKey = std::tuple<int, const float*, int, int>;
 
-  // Steps [n, end), `due` of which reduce diagnostics: as one graph, or as plain launches.
-  void launch_chunk(int n, int end, int due) {
+  // The first field >= n whose diagnostics are due (diagnostics_every() > 0).
+  int first_due(int n) const {
+    const int k = diagnostics_every();
+    return (std::max(n, 1) + k - 1) / k * k;
+  }
+
+  // Steps [n, end) as one graph, or as plain launches, with the reductions due among them.
+  void launch_chunk(int n, int end) {
     cudaStream_t s = stream_.get();
     const int count = end - n;
-    int first = -1;
-    for (int m = n; m < end && first < 0; ++m)
-      if (diagnostics_due(m)) first = m - n;
+    const int first = diagnostics_every() > 0 && first_due(n) < end ? first_due(n) - n : -1;
     const int every = first >= 0 ? diagnostics_every() : 0;
     std::vector<int> fields;
     for (int k = first; every > 0 && k < count; k += every) fields.push_back(n + k);
-    queue_->make_room(due);
+    queue_->make_room(static_cast<int>(fields.size()));
     if (!use_graphs_ || count < 2) {
       enqueue(count, s, first, every);
     } else {
@@ -273,7 +270,6 @@ class CudaEngine final : public WaveEngine {
   cuda::Stream stream_;
   std::vector<float> vdt2_host_;
   DeviceBuffer<float> vdt2_, prev_, cur_, box_;
-  DeviceBuffer<cuda::DiagAccum> diag_;  // diagnostics(): waited for
   DeviceBuffer<int64_t> inj_cell_, inj_off_, rec_off_, rec_index_;
   DeviceBuffer<int> inj_point_;
   DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_;

@@ -15,6 +15,7 @@ DiagQueue::DiagQueue(cudaStream_t s) {
   void* ring_device = nullptr;
   CUDA_CHECK(cudaHostGetDevicePointer(&ring_device, ring, 0));
   acc_ = DeviceBuffer<DiagAccum>(kPerLaunch);
+  waited_ = DeviceBuffer<DiagAccum>(1);
   launch_diag_reset(acc_.get(), s, kPerLaunch);
   ring_ = DeviceBuffer<DiagRing>(1);
   ring_.upload(std::vector<DiagRing>{{static_cast<DiagAccum*>(ring_device), kRing, 0}}, s);
@@ -40,6 +41,14 @@ void DiagQueue::reduce_now(const float* field, const StepSpec& spec, int step, c
   launch_diagnostics(field, spec, acc_.get(), s);
   launch_diag_publish(ring_.get(), acc_.get(), 1, s);
   published({step}, s);
+}
+
+Diagnostics DiagQueue::reduce_and_wait(const float* field, const StepSpec& spec, cudaStream_t s) {
+  launch_diag_reset(waited_.get(), s);
+  launch_diagnostics(field, spec, waited_.get(), s);
+  std::vector<DiagAccum> h;
+  waited_.download(h, s);
+  return to_diagnostics(h[0]);
 }
 
 void DiagQueue::published(const std::vector<int>& fields, cudaStream_t s) {

@@ -33,6 +33,8 @@ class DiagQueue {
   void make_room(int count);
   // The reduction of the current field `step` by the separate kernel, published at once.
   void reduce_now(const float* field, const StepSpec& spec, int step, cudaStream_t s);
+  // WaveEngine::diagnostics: the same reduction into an accumulator of its own, waited for.
+  Diagnostics reduce_and_wait(const float* field, const StepSpec& spec, cudaStream_t s);
   // The launch just enqueued on s published the reductions of `fields`, in that order.
   void published(const std::vector<int>& fields, cudaStream_t s);
   // WaveEngine::completed_diagnostics.
@@ -47,6 +49,7 @@ class DiagQueue {
   void collect_front();
 
   DeviceBuffer<DiagAccum> acc_;
+  DeviceBuffer<DiagAccum> waited_;  // reduce_and_wait's
   DeviceBuffer<DiagRing> ring_;
   DiagAccum* ring_host_ = nullptr;  // pinned, mapped
   cudaEvent_t events_[kRing] = {};
