@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/cuda_backend.hpp"
-#include "kernels/kernel_bench.hpp"
+#include "bench/harness/harness.hpp"
 #include "kernels/registry.hpp"
 
 namespace seisfd::app {
@@ -74,7 +74,12 @@ void print_table(const std::vector<Row>& rows, const bench::DeviceSummary& d) {
 void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, const BenchArgs& a,
                  const std::string& stamp) {
   fs::create_directories(a.out);
-  const fs::path base = fs::path(a.out) / (stamp + "_" + slug(d.name));
+  // bench/results names: <date>_<time>_<device>_<what>.<ext>; here what = bench-<physics>
+  // (-zero for all-zero wavefields).
+  std::string what = "bench";
+  for (const auto& p : a.physics) what += "-" + p;
+  if (a.fields == "zero") what += "-zero";
+  const fs::path base = fs::path(a.out) / (stamp + "_" + slug(d.name) + "_" + what);
   std::ofstream csv(base.string() + ".csv");
   csv << "# seisfd bench, " << d.name << ", cc " << d.compute_capability << ", steps " << a.steps
       << ", repeats " << a.repeats << " (median), sponge " << a.sponge << ", fields " << a.fields
@@ -93,9 +98,9 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
                    {"sponge", a.sponge},
                    {"fields", a.fields},
                    {"bytes_per_cell",
-                    {{"acoustic", bench::minimal_bytes_per_cell("acoustic")},
-                     {"vti", bench::minimal_bytes_per_cell("vti")},
-                     {"tti", bench::minimal_bytes_per_cell("tti")}}},
+                    {{"acoustic", traits(Physics::kAcoustic).min_bytes_per_cell},
+                     {"vti", traits(Physics::kVti).min_bytes_per_cell},
+                     {"tti", traits(Physics::kTti).min_bytes_per_cell}}},
                    {"verify_steps", kVerifySteps},
                    {"verify_tolerance", kVerifyTol}};
   j["timestamp"] = stamp;
@@ -185,7 +190,7 @@ int cmd_bench(const BenchArgs& a) {
     const bench::DeviceSummary dev = bench::current_device();
     std::vector<const KernelVariant*> sel;
     for (const auto& v : kernel_registry())
-      if (std::find(a.physics.begin(), a.physics.end(), v.physics) != a.physics.end() &&
+      if (std::find(a.physics.begin(), a.physics.end(), to_string(v.physics)) != a.physics.end() &&
           matches(v, a.variants) &&
           std::find(a.orders.begin(), a.orders.end(), v.order) != a.orders.end())
         sel.push_back(&v);
@@ -204,19 +209,19 @@ int cmd_bench(const BenchArgs& a) {
         const int R = order / 2;
         const StepSpec spec = bench::make_cube_spec(n, a.sponge, R);
         const long long cells = spec.layout.cells();
-        for (const std::string& physics : a.physics) {
+        for (const std::string& physics_name : a.physics) {
+          const Physics physics = *parse_physics(physics_name);
           if (std::none_of(sel.begin(), sel.end(), [&](const KernelVariant* v) {
                 return v->physics == physics && v->order == order;
               }))
             continue;
-          // Arrays the largest variant of this physics allocates (TTI naive: 16).
-          const int arrays = physics == "acoustic" ? 3 : physics == "vti" ? 7 : 16;
-          const size_t need = arrays * static_cast<size_t>(spec.layout.size()) * sizeof(float);
+          // What the largest variant of this physics allocates (TTI naive: 16 arrays).
+          const size_t need = cuda_engine_bytes(physics, spec) + cuda_state_bytes(physics, spec);
           const size_t free_now = bench::current_device().free_bytes;
           Row base;
           base.size = n;
           base.order = order;
-          base.physics = physics;
+          base.physics = physics_name;
           base.cells = cells;
           if (need > free_now) {
             base.variant = base.technique = "(all)";
@@ -225,7 +230,7 @@ int cmd_bench(const BenchArgs& a) {
             rows.push_back(base);
             continue;
           }
-          const double bytes = bench::minimal_bytes_per_cell(physics);
+          const double bytes = traits(physics).min_bytes_per_cell;
           const bench::Timing ceil =
               bench::time_stream_ceiling(spec, physics, a.steps, a.repeats, a.warmup);
           base.ceiling_gcells = cells / (ceil.median_ms * 1e-3) / 1e9;
@@ -233,7 +238,7 @@ int cmd_bench(const BenchArgs& a) {
           std::fprintf(stderr,
                        "seisfd bench: %d^3 + sponge %d, order %d, %s: %lld cells, streaming "
                        "ceiling %.1f Gcells/s (%.0f GB/s at %.0f B/cell), copy %.0f GB/s\n",
-                       n, a.sponge, order, physics.c_str(), cells, base.ceiling_gcells,
+                       n, a.sponge, order, physics_name.c_str(), cells, base.ceiling_gcells,
                        base.ceiling_gcells * bytes, bytes, base.copy_gbps);
           for (const KernelVariant* v : sel) {
             if (v->order != order || v->physics != physics) continue;
@@ -271,7 +276,7 @@ int cmd_bench(const BenchArgs& a) {
                 bench::time_variant(*v, spec, a.steps, a.repeats, a.warmup, a.fields == "zero");
             r.ms_per_step = t.median_ms;
             r.gcells = cells / (t.median_ms * 1e-3) / 1e9;
-            r.gbps = r.gcells * bytes;
+            r.gbps = r.gcells * v->bytes_per_cell;
             r.fraction = r.gcells / r.ceiling_gcells;
             const auto mm = std::minmax_element(t.ms_per_step.begin(), t.ms_per_step.end());
             r.spread = (*mm.second - *mm.first) / t.median_ms;

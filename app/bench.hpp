@@ -1,4 +1,4 @@
-// `seisfd bench`: times registry variants against the streaming ceiling (DESIGN.md §6).
+// `seisfd bench`: times registry variants against the streaming ceiling (docs/benchmarks.md).
 #pragma once
 #include <string>
 #include <vector>

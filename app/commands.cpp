@@ -122,7 +122,7 @@ int cmd_kernels() {
   std::printf("%-28s %-10s %-6s %-16s %-6s %s\n", "name", "physics", "order", "technique", "min_cc",
               "description");
   for (const auto& v : reg)
-    std::printf("%-28s %-10s %-6d %-16s %-6d %s\n", v.name.c_str(), v.physics.c_str(), v.order,
+    std::printf("%-28s %-10s %-6d %-16s %-6d %s\n", v.name.c_str(), to_string(v.physics), v.order,
                 v.technique.c_str(), v.min_compute_capability, v.description.c_str());
   return 0;
 }

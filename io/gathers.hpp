@@ -1,4 +1,4 @@
-// gathers.h5 (DESIGN.md §7): one group per shot /shot_NNNN (NNNN = shot index, zero-padded
+// gathers.h5 (docs/outputs.md §1): one group per shot /shot_NNNN (NNNN = shot index, zero-padded
 // to 4 digits; 10000 and above simply get more digits) with dataset p float32
 // [nreceivers][nt], receivers float64 [nreceivers][3] (x, y, z in m), attributes source [3],
 // dt, t0, units. Root attributes: format = "seisfd-gathers-1", complete (0/1).

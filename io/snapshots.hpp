@@ -1,4 +1,4 @@
-// snapshots.h5 + snapshots.xmf (DESIGN.md §7): dataset /p float32 [nsnap][nz][ny][nx]
+// snapshots.h5 + snapshots.xmf (docs/outputs.md §2): dataset /p float32 [nsnap][nz][ny][nx]
 // (attribute units = "Pa"), chunked one snapshot per chunk, extendible along the first axis;
 // dataset /time [nsnap] (float64, s); root attributes spacing [3] and origin [3] in (z, y, x)
 // order (metres, of the written samples, decimation included), decimation [3] in (z, y, x)

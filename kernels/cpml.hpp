@@ -1,5 +1,5 @@
 // Convolutional PML on the absorbing layers, backend-neutral parts: the coefficient profile and
-// the geometry of the slabs that hold the auxiliary fields. DESIGN.md §4 (Boundaries).
+// the geometry of the slabs that hold the auxiliary fields. docs/physics.md §5.2.
 //
 // The stretched second derivative along axis d (kappa = 1) is, per time step n,
 //   psi_d[n]  = b psi_d[n-1]  + a D1_d p[n]
@@ -22,15 +22,15 @@
 // q (a field each axis's term differentiates). Every coupling weight multiplies the corrected
 // second derivative as it multiplies the plain one, which is what the stretched PDE says.
 //
-// TTI is refused with CPML (use the sponge). Its mixed derivatives do not separate by axis,
-// and the treatments tried all failed (CPU reference, order 8, 20 cells, eps 0.2, delta 0.1;
-// the numbers are in the README): tapering the symmetry axis to vertical inside the layer and
-// applying the VTI corrections reflected -49 to -30 dB at a tilt of 30 degrees (depending on
-// the taper) and -35 to -23 dB at 45 degrees, over 0-60 degrees incidence (VTI: -78 to -95 dB),
-// and on a smooth random tilt field every variant
-// (taper over 1/4, 1/2 or all of the layer; the diagonal terms of both fields stretched; an
-// undamped taper zone before the damping) grew exponentially within 3,000 steps, while the
-// same medium with a sponge, or the layer with its damping off, stayed bounded.
+// TTI is refused with CPML (use the sponge; traits(Physics::kTti).cpml_refusal says so). Its mixed
+// derivatives do not separate by axis, and the treatments tried all failed (CPU reference, order 8,
+// 20 cells, eps 0.2, delta 0.1; the numbers are in the README): tapering the symmetry axis to
+// vertical inside the layer and applying the VTI corrections reflected -49 to -30 dB at a tilt of
+// 30 degrees (depending on the taper) and -35 to -23 dB at 45 degrees, over 0-60 degrees incidence
+// (VTI: -78 to -95 dB), and on a smooth random tilt field every variant (taper over 1/4, 1/2 or all
+// of the layer; the diagonal terms of both fields stretched; an undamped taper zone before the
+// damping) grew exponentially within 3,000 steps, while the same medium with a sponge, or the layer
+// with its damping off, stayed bounded.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -117,11 +117,6 @@ inline void cpml_profile(const StepSpec& s, int axis, std::vector<double>& a,
     a[j] = damp + alpha > 0 ? damp / (damp + alpha) * (b[j] - 1.0) : 0.0;
   }
 }
-
-// Why TTI runs refuse CPML (the header comment has the measurements), one line for users.
-inline constexpr const char* kTtiCpmlRefusal =
-    "boundary.type = \"cpml\" is not implemented for physics.equation = \"tti\" (unstable with a "
-    "tilted symmetry axis in the layers); use \"sponge\"";
 
 // Cells of auxiliary storage: psi and zeta for each axis with layers.
 inline int64_t cpml_aux_cells(const StepSpec& s) {

@@ -1,4 +1,4 @@
-// The CUDA backend as the solver sees it: device discovery, memory estimate and the engine
+// The CUDA backend as the solver sees it: device discovery, memory estimates and the engine
 // factory. Plain C++. In a build without CUDA, cuda_built() is false, cuda_devices() is empty
 // and make_cuda_engine() throws.
 #pragma once
@@ -11,6 +11,7 @@
 #include "kernels/compression.hpp"
 #include "kernels/cpml.hpp"
 #include "kernels/engine.hpp"
+#include "kernels/medium.hpp"
 
 namespace seisfd {
 
@@ -25,36 +26,39 @@ struct DeviceInfo {
 
 bool cuda_built();
 std::string cuda_runtime_version();      // "" when not built
-std::vector<DeviceInfo> cuda_devices();  // never throws; empty when no driver or device
+std::vector<DeviceInfo> cuda_devices();  // never throws; empty when no driver or device;
+                                         // leaves the current device as it was
 
-// Device memory of one engine (traces extra): two wavefields and (v dt)^2, plus the CPML auxiliary
-// fields.
-inline size_t cuda_engine_bytes(const StepSpec& spec) {
-  return (3 * static_cast<size_t>(spec.layout.size()) + static_cast<size_t>(cpml_aux_cells(spec))) *
+// Device memory of one state: both time levels of every field, and the CPML memory variables.
+inline size_t cuda_state_bytes(Physics p, const StepSpec& spec) {
+  return (2 * traits(p).fields * static_cast<size_t>(spec.layout.size()) +
+          static_cast<size_t>(cpml_aux_cells(spec))) *
          sizeof(float);
 }
 
-// The VTI/TTI engine (kernels/cuda/aniso_engine.cu): p and q (two time levels each), (v dt)^2,
-// 1 + 2 eps, sqrt(1 + 2 delta); TTI adds the axis (3 fields) and the cross intermediates of p
-// and q (6 fields); the CPML auxiliary fields; with `adjoint`, the transposed update's two
-// scratch fields.
-inline size_t cuda_aniso_engine_bytes(const StepSpec& spec, bool tti, bool adjoint = false) {
-  return ((tti ? 16 : 7) + (adjoint ? 2 : 0)) * static_cast<size_t>(spec.layout.size()) *
-             sizeof(float) +
-         static_cast<size_t>(cpml_aux_cells(spec)) * sizeof(float);
+// Device memory of an engine without its states: the medium's coefficients and the scratch of
+// the forward update (TTI: the six cross intermediates), plus the transposed update's scratch
+// (VTI, TTI: two) when `adjoint`.
+inline size_t cuda_engine_bytes(Physics p, const StepSpec& spec, bool adjoint = false) {
+  const int scratch = (p == Physics::kTti ? 6 : 0) + (adjoint && anisotropic(p) ? 2 : 0);
+  return (traits(p).medium_arrays + scratch) * static_cast<size_t>(spec.layout.size()) *
+         sizeof(float);
 }
 
-struct AnisoModel;
-// `variant` is a registry name or "auto" (the fastest measured: kernels/cuda/autotune.hpp);
-// `compressible` applies to the wavefields and the model arrays.
-std::unique_ptr<WaveEngine> make_cuda_aniso_engine(const StepSpec& spec, const AnisoModel& model,
-                                                   double dt, const std::string& variant,
-                                                   int device = 0,
-                                                   Compressible compressible = Compressible::kOff);
+struct CudaEngineOptions {
+  std::string variant = "auto";  // a registry name, or "auto" (kernels/cuda/autotune.hpp)
+  int device = 0;
+  Compressible compressible = Compressible::kOff;  // the medium, states and scratch
+  bool graphs = true;  // chunks of steps as captured CUDA graphs (else plain launches)
+  // Diagnostics reduced by the update kernel where the variant fuses them (else a separate
+  // reduction kernel): off only to measure what fusing saves.
+  bool fused_diagnostics = true;
+  // Device memory the caller will add (its states beyond the first, traces): checked with the
+  // engine's own before anything is allocated.
+  size_t extra_bytes = 0;
+};
 
-std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec& spec,
-                                             const std::vector<float>& velocity, double dt,
-                                             const std::string& variant, int device = 0,
-                                             Compressible compressible = Compressible::kOff);
+std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& medium, double dt,
+                                         const CudaEngineOptions& options = {});
 
 }  // namespace seisfd

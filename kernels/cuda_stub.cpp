@@ -14,13 +14,8 @@ std::string cuda_runtime_version() {
 std::vector<DeviceInfo> cuda_devices() {
   return {};
 }
-std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec&, const std::vector<float>&, double,
-                                             const std::string&, int, Compressible) {
-  throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
-}
-
-std::unique_ptr<WaveEngine> make_cuda_aniso_engine(const StepSpec&, const AnisoModel&, double,
-                                                   const std::string&, int, Compressible) {
+std::unique_ptr<Engine> make_cuda_engine(const StepSpec&, const Medium&, double,
+                                         const CudaEngineOptions&) {
   throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
 }
 

@@ -1,25 +1,34 @@
-// The backend boundary. A WaveEngine owns the wavefields of one propagation on one device (or
-// the CPU) and advances them one step at a time; the time loop, outputs and orchestration live
-// in solver/ and see only this interface. Plain C++: no CUDA types.
+// The backend boundary (docs/architecture.md §2). An Engine holds what does not change from
+// shot to shot: the medium's coefficients on its device (or the CPU), the kernels chosen for
+// them, scratch, CUDA graphs. A WaveState holds everything a propagation advances: both time
+// levels of every wavefield and the CPML memory variables. The engine advances any state it
+// made, in either direction, with any sources and receivers it made, so one engine serves many
+// shots, the forward and the adjoint propagation, and several states at once (RTM keeps a
+// source and a receiver wavefield). Plain C++: no CUDA types.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "kernels/physics.hpp"
 #include "kernels/step_spec.hpp"
 
 namespace seisfd {
 
 // Sparse point operators in CSR form: point p touches cells index[offset[p] .. offset[p+1])
-// with interpolation weights (a discrete delta for sources: summing to 1/(hx hy hz); summing to
-// 1 for receivers). Injection adds weight * (v dt)^2 / (1 + g) * trace to the new field, the
-// (v dt)^2 / (1 + g) factor being the engine's own, so that injection is exactly the source
-// term of the discrete update and its transpose is recording with the same weights.
+// of the engine's layout with interpolation weights (a discrete delta for sources: summing to
+// 1/(hx hy hz); summing to 1 for receivers). id[p] is the point's index in the survey (its row
+// in the shot's traces), so that a subdomain that holds only some points still knows which.
+// Injection adds weight * (v dt)^2 / (1 + g) * sample to the new field, the (v dt)^2 / (1 + g)
+// factor being the engine's own, so that injection is exactly the source term of the discrete
+// update and its transpose is recording with the same weights (docs/physics.md §6).
 struct SparsePoints {
   std::vector<int64_t> offset{0};
   std::vector<int64_t> index;
   std::vector<double> weight;
+  std::vector<int> id;
   int count() const { return static_cast<int>(offset.size()) - 1; }
 };
 
@@ -35,52 +44,160 @@ struct TaggedDiagnostics {
   Diagnostics d;
 };
 
-class WaveEngine {
+enum class Direction {
+  kForward,  // the update of the wave equation
+  kAdjoint,  // its transpose (docs/physics.md §7)
+};
+
+// A box of cells [lo, hi) in the engine's computational indices (z, y, x).
+struct Box {
+  int lo[3] = {0, 0, 0};
+  int hi[3] = {0, 0, 0};
+  int64_t cells() const {
+    int64_t n = 1;
+    for (int a = 0; a < 3; ++a) n *= hi[a] > lo[a] ? hi[a] - lo[a] : 0;
+    return n;
+  }
+};
+
+// The six faces of `inner` of thickness `width` (inside it), without overlaps: the z faces
+// whole, the y faces between them, the x faces between those. What the edge-strip reads and
+// writes of a state take: a halo exchange's faces, a reconstruction's saved boundary.
+std::vector<Box> edge_strips(const Box& inner, int width);
+
+// Throws std::invalid_argument where no exact update exists for the direction: the adjoint
+// with CPML (every backend refuses it with this one message).
+void check_direction(const StepSpec& spec, Direction d);
+
+// One wavefield of a state at one time level.
+enum class Level { kPrevious, kCurrent };
+struct FieldRef {
+  int field = 0;  // 0 = p, 1 = q
+  Level level = Level::kCurrent;
+};
+
+// A state's arrays copied to host memory, by name, for save/load and checkpoint files.
+struct StateArray {
+  std::string name;  // "p.current", "p.previous", "q.current", "cpml.psi.z", ...
+  int element_bytes = 4;
+  std::vector<unsigned char> data;
+};
+struct StateImage {
+  std::string engine;  // Engine::name() of the engine that saved it
+  int step = 0;
+  std::vector<StateArray> arrays;  // names unique; load() finds them by name
+  const StateArray* find(const std::string& name) const {
+    for (const StateArray& a : arrays)
+      if (a.name == name) return &a;
+    return nullptr;
+  }
+};
+
+class WaveState {
  public:
-  virtual ~WaveEngine() = default;
+  virtual ~WaveState() = default;
+  // The state holds fields step() - 1 (previous) and step() (current).
+  int step() const { return step_; }
+  void set_step(int s) { step_ = s; }
+
+  // Every field and memory variable to zero, step 0 (the state before a propagation).
+  virtual void zero() = 0;
+  // A copy of `other`, made by the same engine; step included.
+  virtual void copy_from(const WaveState& other) = 0;
+  // Every array to host memory and back (load: an image this engine's states saved).
+  virtual StateImage save() const = 0;
+  virtual void load(const StateImage& image) = 0;
+
+  // One field on the strided sub-box [b.lo, b.hi) with stride dec, into out (C order).
+  virtual void read_box(FieldRef f, const Box& b, const int dec[3],
+                        std::vector<float>& out) const = 0;
+  // Several boxes of one field, concatenated in order (each C order); write_boxes the inverse.
+  virtual void read_boxes(FieldRef f, const std::vector<Box>& boxes,
+                          std::vector<float>& out) const = 0;
+  virtual void write_boxes(FieldRef f, const std::vector<Box>& boxes,
+                           const std::vector<float>& in) = 0;
+
+ private:
+  int step_ = 0;
+};
+
+// Injection points with their traces ([points][nt]), resident where the engine computes.
+class Sources {
+ public:
+  virtual ~Sources() = default;
+  int count() const { return count_; }
+  int nt() const { return nt_; }
+
+ protected:
+  Sources(int count, int nt) : count_(count), nt_(nt) {}
+
+ private:
+  int count_, nt_;
+};
+
+// Recording points and what was recorded into them ([points][nt]).
+class Receivers {
+ public:
+  virtual ~Receivers() = default;
+  int count() const { return count_; }
+  int nt() const { return nt_; }
+  virtual std::vector<double> traces() const = 0;
+  virtual void clear() = 0;  // every sample to zero
+
+ protected:
+  Receivers(int count, int nt) : count_(count), nt_(nt) {}
+
+ private:
+  int count_, nt_;
+};
+
+// What a run of steps injects and records, and in which direction it steps.
+struct StepIo {
+  const Sources* sources = nullptr;
+  Receivers* receivers = nullptr;
+  Direction direction = Direction::kForward;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
   virtual std::string name() const = 0;
+  virtual Physics physics() const = 0;
   virtual const StepSpec& spec() const = 0;
 
-  // Injection traces are [npoints][nt], recording output is [npoints][nt].
-  virtual void set_injection(const SparsePoints& points, const std::vector<double>& traces,
-                             int nt) = 0;
-  virtual void set_recording(const SparsePoints& points, int nt) = 0;
+  virtual std::unique_ptr<WaveState> make_state() = 0;  // zeroed, step 0
+  // Traces [points][nt] (a point's row is its position in `points`).
+  virtual std::unique_ptr<Sources> make_sources(const SparsePoints& points,
+                                                const std::vector<double>& traces, int nt) = 0;
+  virtual std::unique_ptr<Receivers> make_receivers(const SparsePoints& points, int nt) = 0;
 
-  // Advances from field n to n+1: stencil update (with sponge), injection of trace sample n,
-  // free-surface mirroring, then recording of field n+1 into sample n+1 (if n+1 < nt).
-  virtual void step(int n) = 0;
-  // Switches to the transposed update for apply_adjoint (solver/operators.hpp). Engines whose
-  // update is its own transpose after the substitution eta = C mu (acoustic) ignore it.
-  virtual void set_adjoint(bool /*on*/) {}
-  // Several steps; backends may batch them (a CUDA graph, say). Same result as step() calls.
-  // With a diagnostics interval K set, the diagnostics of every field m in [n_begin, n_end)
-  // with m > 0 and m % K == 0 are queued as part of the steps (queue_diagnostics(m) before
-  // step m): a backend reduces them inside the batch, where the update reads field m anyway.
-  virtual void steps(int n_begin, int n_end) {
-    for (int n = n_begin; n < n_end; ++n) {
-      if (diagnostics_due(n)) queue_diagnostics(n);
-      step(n);
-    }
-  }
-  // K steps between diagnostics inside steps(); 0: none (queue_diagnostics only).
-  virtual void set_diagnostics_every(int k) { diagnostics_every_ = k > 0 ? k : 0; }
+  // Steps n = n_begin .. n_end - 1 on `state`, which then holds field n_end. Step n makes
+  // field n + 1 from fields n - 1 and n: the update in io.direction with its boundary
+  // corrections, the injection of sample n of io.sources (while n < nt), the free surface, and
+  // the recording of field n + 1 into sample n + 1 of io.receivers (while n + 1 < nt).
+  // Forward: sources inject into every field and receivers record p; adjoint: sources inject
+  // into p and receivers record the sum of the fields. With set_diagnostics_every(K), the
+  // diagnostics of every field m in [n_begin, n_end) with m > 0 and m % K == 0 are queued as
+  // part of the steps (a backend reduces them inside the batch, where the update reads field m
+  // anyway). Throws std::invalid_argument where the engine has no update for the direction.
+  virtual void advance(WaveState& state, int n_begin, int n_end, const StepIo& io) = 0;
+
+  // K steps between diagnostics inside advance(); 0: none (queue_diagnostics only).
+  void set_diagnostics_every(int k) { diagnostics_every_ = k > 0 ? k : 0; }
   int diagnostics_every() const { return diagnostics_every_; }
   bool diagnostics_due(int field) const {
     return diagnostics_every_ > 0 && field > 0 && field % diagnostics_every_ == 0;
   }
 
-  // The current field (field n+1 after step(n)) on the strided sub-box [lo, hi) with stride
-  // dec, all (z, y, x) in computational indices, into out (C order).
-  virtual void copy_field(const int lo[3], const int hi[3], const int dec[3],
-                          std::vector<float>& out) = 0;
-  virtual std::vector<double> recorded() = 0;  // [npoints][nt]
-  virtual Diagnostics diagnostics() = 0;       // of the current field, waiting for it
-
-  // Asynchronous diagnostics: queue a reduction of the current field (field `step`), collect
-  // the finished ones (these and those steps() queued) later, oldest first, waiting only until
-  // at most max_pending are still in flight (0: all done). Engines without a device compute
-  // them at once.
-  virtual void queue_diagnostics(int step) { done_.push_back({step, diagnostics()}); }
+  // Diagnostics of p of the state's current field, waiting for them.
+  virtual Diagnostics diagnostics(const WaveState& state) = 0;
+  // Asynchronous diagnostics: queue a reduction of the state's current field, tagged `step`;
+  // collect the finished ones (these and those advance() queued) later, oldest first, waiting
+  // only until at most max_pending are still in flight (0: all done). Engines without a device
+  // compute them at once.
+  virtual void queue_diagnostics(const WaveState& state, int step) {
+    done_.push_back({step, diagnostics(state)});
+  }
   virtual std::vector<TaggedDiagnostics> completed_diagnostics(int /*max_pending*/) {
     std::vector<TaggedDiagnostics> out;
     out.swap(done_);
@@ -90,9 +207,7 @@ class WaveEngine {
   // Launch chunks of steps as captured graphs where the backend has them (default on).
   virtual void set_graphs(bool /*on*/) {}
   virtual bool graphs() const { return false; }
-
   virtual void synchronize() {}
-
   // What the run report should say about how this engine was set up beyond its name (the
   // variant choice, the memory it got), as (key, value) pairs.
   virtual std::vector<std::pair<std::string, std::string>> details() const { return {}; }

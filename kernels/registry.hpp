@@ -1,10 +1,14 @@
-// The kernel registry: every GPU variant by name `physics/oN/technique`, with what it supports
-// and a plain C++ launch function (CUTLASS Manifest style: the table is built explicitly in
-// one function, see registry.cpp). Configs and the bench select variants by name.
+// The kernel registry: every GPU variant by name `physics/oN/technique`, with what it supports,
+// its forward and transposed update launches and its byte count (CUTLASS's Manifest: a table of
+// operations chosen by name at run time). Each variant's file registers its entries
+// (register_<file>() over every order it compiles), and kernels/cuda/variants.def lists the
+// files, one line each. Configs, engines and the bench select variants by name.
 #pragma once
 #include <string>
 #include <vector>
 
+#include "kernels/exec.hpp"
+#include "kernels/physics.hpp"
 #include "kernels/step_spec.hpp"
 
 namespace seisfd {
@@ -13,55 +17,55 @@ namespace cuda {
 struct DiagAccum;  // kernels/cuda/field_ops.hpp
 }
 
-// Device pointers of one acoustic update. `next` may alias `prev`. `diag` is for variants with
-// fuses_diagnostics only (others ignore it): when set, the launch also accumulates the
-// diagnostics of `cur` over the updated region into it.
-struct AcousticFields {
-  const float* prev = nullptr;
-  const float* cur = nullptr;
-  float* next = nullptr;
-  const float* vdt2 = nullptr;
+// Device pointers of one update of any physics (traits(physics) says which are used). Field 0
+// is p, field 1 q; next[f] may alias prev[f] (the engine writes the new level over the oldest).
+// medium: the coefficient arrays in MediumArray order. scratch: the variant's scratch arrays
+// (scratch_arrays of them, each of the layout's size, zero where the variant does not write).
+// diag: for variants with fuses_diagnostics only (others ignore it): when set, the launch also
+// accumulates the diagnostics of cur[0] over the updated region into it.
+struct UpdateArgs {
+  const float* prev[kMaxFields] = {nullptr, nullptr};
+  const float* cur[kMaxFields] = {nullptr, nullptr};
+  float* next[kMaxFields] = {nullptr, nullptr};
+  const float* medium[kMaxMediumArrays] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  float* scratch[8] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   cuda::DiagAccum* diag = nullptr;
 };
+inline constexpr int kMaxScratchArrays = 8;
 
-using AcousticLaunchFn = void (*)(const StepSpec&, const AcousticFields&, void* stream);
-
-// Device pointers of one VTI/TTI update (kernels/anisotropy.hpp). The next fields may alias
-// the previous ones. E = 1 + 2 eps, D = sqrt(1 + 2 delta); TTI only: n, the symmetry axis
-// (z, y, x components, reflected in the mirror rows above a free surface), and g, scratch for
-// the cross-term intermediates of p (g[0..2]) and q (g[3..5]), each of the layout's size.
-struct AnisoFields {
-  const float* p_prev = nullptr;
-  const float* p_cur = nullptr;
-  float* p_next = nullptr;
-  const float* q_prev = nullptr;
-  const float* q_cur = nullptr;
-  float* q_next = nullptr;
-  const float* vdt2 = nullptr;
-  const float* E = nullptr;
-  const float* D = nullptr;
-  const float* n[3] = {nullptr, nullptr, nullptr};
-  float* g[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
-};
-// The stencil update of p and q (sponge included); injection, free-surface mirroring of p and q
-// and recording are the engine's.
-using AnisoLaunchFn = void (*)(const StepSpec&, const AnisoFields&, void* stream);
+// One update, sponge included (CPML corrections, injection, free surface and recording are the
+// engine's). Enqueued on ctx.stream of ctx.device.
+using LaunchFn = void (*)(const StepSpec&, const UpdateArgs&, const ExecContext&);
 // Returns an empty string if the variant can run this spec on this device, else the reason.
 using CanImplementFn = std::string (*)(const StepSpec&, int compute_capability);
 
 struct KernelVariant {
-  std::string name;       // "acoustic/o8/naive"
-  std::string physics;    // "acoustic"
+  std::string name;  // "acoustic/o8/naive"
+  Physics physics = Physics::kAcoustic;
   int order = 0;          // space order 2R
   std::string technique;  // "naive", "smem_regqueue", ...
   std::string description;
   int min_compute_capability = 0;  // e.g. 90 for TMA variants
   CanImplementFn can_implement = nullptr;
-  AcousticLaunchFn launch = nullptr;     // physics "acoustic"
-  AnisoLaunchFn launch_aniso = nullptr;  // physics "vti" and "tti"
-  // The update kernel itself reduces AcousticFields::diag (no extra pass over the field).
-  bool fuses_diagnostics = false;
+  LaunchFn forward = nullptr;
+  // The transposed update (docs/physics.md §7): what the adjoint steps. The acoustic update is
+  // its own transpose, so acoustic variants register `forward` here too. Null: none.
+  LaunchFn transposed = nullptr;
+  // Layout-sized scratch arrays (UpdateArgs::scratch[0..k)) the forward launch uses, and the
+  // transposed one (allocated at the first adjoint step).
+  int scratch_arrays = 0;
+  int transposed_scratch_arrays = 0;
+  // Minimal DRAM bytes per cell and step this variant's data layout needs (fp32: the physics'
+  // min_bytes_per_cell): the effective bandwidth the bench reports.
+  double bytes_per_cell = 0;
+  bool fuses_diagnostics = false;  // the update kernel itself reduces UpdateArgs::diag
+  // Rank for "auto" where nothing is measured (SEISFD_AUTOTUNE=0, a single candidate), lower
+  // first; each file says which measurement set it.
+  int preference = 100;
 };
+
+// Adds a file's entries to the table (kernels/cuda/variants.def lists these functions).
+using RegisterFn = void (*)(std::vector<KernelVariant>&);
 
 // All variants compiled into this build (empty without the CUDA backend).
 const std::vector<KernelVariant>& kernel_registry();
@@ -71,12 +75,12 @@ const KernelVariant* find_variant(const std::string& name);
 // matches the physics and order, can_implement); "auto" gives the first of runnable_variants
 // (the engines measure instead: kernels/cuda/autotune.hpp). Throws std::invalid_argument with a
 // message naming the variant and the reason.
-const KernelVariant& resolve_variant(const std::string& requested, const std::string& physics,
-                                     int order, const StepSpec& spec, int compute_capability);
+const KernelVariant& resolve_variant(const std::string& requested, Physics physics, int order,
+                                     const StepSpec& spec, int compute_capability);
 
 // Every variant of the physics and order that can run `spec` on a device of this compute
-// capability, in the registry's order of preference (fastest first where measured).
-std::vector<const KernelVariant*> runnable_variants(const std::string& physics, int order,
+// capability, in the order of preference.
+std::vector<const KernelVariant*> runnable_variants(Physics physics, int order,
                                                     const StepSpec& spec, int compute_capability);
 
 }  // namespace seisfd

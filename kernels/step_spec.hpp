@@ -17,7 +17,7 @@ struct SpongeSpec {
   double damp[3] = {0, 0, 0};   // eta_max * dt / 2 for each axis (0: sponge off)
 };
 
-// Convolutional PML (DESIGN.md §4; Pasalic & McGarry 2010, second-order form, kappa = 1).
+// Convolutional PML (docs/physics.md §5.2; Pasalic & McGarry 2010, second-order form, kappa = 1).
 // Along an axis with absorbing layers, at distance r = d / W into the layer (d = 1..W cells
 // past the last physical cell): damping d(r) = d0 r^N, frequency shift alpha(r) =
 // alpha_max (1 - r), and the recursive-convolution coefficients b = exp(-(d + alpha) dt),
@@ -77,7 +77,7 @@ inline double vdt_squared(float velocity, double dt) {
 
 // The factor an injected unit sample is multiplied by at cell i: the source term of the
 // discrete update, (v dt)^2 / (1 + g). Both backends use it, so injection is exactly the
-// transpose of recording (solver/operators.hpp).
+// transpose of recording (kernels/propagation.hpp, docs/physics.md §6).
 inline double injection_factor(const StepSpec& s, int64_t i, double vdt2) {
   if (!s.sponge_on()) return vdt2;
   int z, y, x;

@@ -11,10 +11,12 @@ namespace seisfd {
 struct EngineChoice {
   Backend backend = Backend::kCpu;
   std::string device;  // "NVIDIA H100 80GB HBM3" or "cpu (N threads)"
-  std::unique_ptr<WaveEngine> engine;
+  std::unique_ptr<Engine> engine;
 };
 
-// `requested` overrides plan.config.kernel.backend when set to other than kAuto.
-EngineChoice make_engine(const RunPlan& plan, Backend requested);
+// `requested` overrides plan.config.kernel.backend when set to other than kAuto. `graphs`:
+// CUDA chunks of steps as captured graphs. Throws ConfigError for a backend that cannot run the
+// plan (fp64 on the GPU, cuda without a device), or the backend's errors.
+EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs = true);
 
 }  // namespace seisfd

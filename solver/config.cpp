@@ -67,9 +67,6 @@ const char* to_string(ModelType t) {
   }
   return "?";
 }
-const char* to_string(Equation e) {
-  return e == Equation::kVti ? "vti" : e == Equation::kTti ? "tti" : "acoustic";
-}
 const char* to_string(WaveletType t) {
   return t == WaveletType::kRicker ? "ricker" : "file";
 }

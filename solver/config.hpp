@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/compression.hpp"
+#include "kernels/physics.hpp"
 
 namespace seisfd {
 
@@ -60,11 +61,9 @@ struct ModelConfig {
   AnisoParam epsilon, delta, theta, phi;  // vti/tti only
 };
 
-enum class Equation { kAcoustic, kVti, kTti };
-
 struct PhysicsConfig {
-  Equation equation = Equation::kAcoustic;
-  int order = 8;  // even, 2..16
+  Physics equation = Physics::kAcoustic;  // physics.equation
+  int order = 8;                          // even, 2..16
 };
 
 struct TimeConfig {
@@ -170,7 +169,6 @@ std::string config_to_json(const RunConfig& c);
 
 // Names used in configs and messages.
 const char* to_string(ModelType);
-const char* to_string(Equation);
 const char* to_string(WaveletType);
 const char* to_string(PointInterp);
 const char* to_string(ReceiverLayout);

@@ -139,7 +139,7 @@ ModelConfig read_model(const Section& s, const GridConfig& grid) {
 PhysicsConfig read_physics(const Section& s) {
   s.check_known({"equation", "order"});
   PhysicsConfig p;
-  p.equation = s.get_enum("equation", {Equation::kAcoustic, Equation::kVti, Equation::kTti})
+  p.equation = s.get_enum("equation", {Physics::kAcoustic, Physics::kVti, Physics::kTti})
                    .value_or(p.equation);
   p.order = s.get_int("order", INT_MIN).value_or(p.order);
   if (p.order < 2 || p.order > 16 || p.order % 2 != 0)
@@ -207,9 +207,9 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   // Anisotropy keys belong to the anisotropic equations; the tilt to TTI only.
   const std::string why =
       std::string("not used by physics.equation = \"") + to_string(c.physics.equation) + "\"";
-  if (c.physics.equation == Equation::kAcoustic)
+  if (c.physics.equation == Physics::kAcoustic)
     for (const char* k : {"epsilon", "delta", "theta", "phi"}) model.reject(k, why);
-  if (c.physics.equation == Equation::kVti)
+  if (c.physics.equation == Physics::kVti)
     for (const char* k : {"theta", "phi"}) model.reject(k, why + " (no tilt; use \"tti\")");
   c.time = read_time(required("time"));
   c.source = read_source(required("source"));
@@ -221,10 +221,8 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   }
   const Section boundary = optional("boundary");
   c.boundary = read_boundary(boundary);
-  if (c.physics.equation == Equation::kTti && c.boundary.type == BoundaryType::kCpml)
-    boundary.fail("type",
-                  "\"cpml\" is not implemented for physics.equation = \"tti\" (unstable "
-                  "with a tilted symmetry axis in the layers); use \"sponge\"");
+  if (c.boundary.type == BoundaryType::kCpml && *traits(c.physics.equation).cpml_refusal)
+    boundary.fail("type", traits(c.physics.equation).cpml_refusal);
   c.output = read_output(optional("output"), receivers.has_value());
   c.kernel = read_kernel(optional("kernel"));
   return c;

@@ -50,6 +50,16 @@ bool SimGrid::inside_physical(const Vec3& xyz) const {
   return true;
 }
 
+Subdomain Subdomain::whole(const StepSpec& spec) {
+  Subdomain d;
+  for (int a = 0; a < 3; ++a) {
+    d.lo[a] = spec.begin[a];
+    d.hi[a] = spec.end[a];
+    d.local_lo[a] = spec.begin[a];
+  }
+  return d;
+}
+
 StepSpec SimGrid::step_spec(const std::array<double, 3>& damp, const CpmlSpec& cpml) const {
   StepSpec s;
   s.cpml = cpml;

@@ -1,5 +1,6 @@
 // The computational grid: the physical grid of the config plus absorbing layers on every face
-// (none on top with a free surface) plus a ghost halo of `radius` cells (DESIGN.md §3).
+// (none on top with a free surface) plus a ghost halo of `radius` cells (docs/physics.md §1),
+// and the part of it one rank computes (Subdomain).
 #pragma once
 #include <array>
 
@@ -7,6 +8,28 @@
 #include "solver/config.hpp"
 
 namespace seisfd {
+
+// The part of the computational grid one rank updates (docs/physics.md §9): its box of global
+// computational indices, where that box starts in the rank's own layout, and the rank across
+// each face (-1: the grid's own edge, where the boundary conditions apply). A single-rank run
+// is the whole updated region in the whole layout, without neighbours.
+struct Subdomain {
+  int rank = 0, ranks = 1;
+  std::array<int, 3> lo{0, 0, 0}, hi{0, 0, 0};           // updated cells [lo, hi), global (z, y, x)
+  std::array<int, 3> local_lo{0, 0, 0};                  // the local index of global lo
+  std::array<int, 6> neighbour{-1, -1, -1, -1, -1, -1};  // z-, z+, y-, y+, x-, x+
+
+  // The whole updated region of `spec`, local indices equal to global ones.
+  static Subdomain whole(const StepSpec& spec);
+  bool is_whole() const { return ranks == 1; }
+  bool owns(int z, int y, int x) const {
+    return z >= lo[0] && z < hi[0] && y >= lo[1] && y < hi[1] && x >= lo[2] && x < hi[2];
+  }
+  // Local (z, y, x) of a global cell this subdomain owns.
+  std::array<int, 3> to_local(int z, int y, int x) const {
+    return {z - lo[0] + local_lo[0], y - lo[1] + local_lo[1], x - lo[2] + local_lo[2]};
+  }
+};
 
 class SimGrid {
  public:

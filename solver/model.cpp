@@ -113,7 +113,7 @@ void build_anisotropy(const RunConfig& c, VelocityModel& m) {
       ++m.delta_clamped;
     }
   }
-  if (c.physics.equation != Equation::kTti) return;
+  if (c.physics.equation != Physics::kTti) return;
   const float rad = static_cast<float>(M_PI / 180.0);
   m.theta = aniso_field(c, mc.theta, "theta", &AnisoSample::theta);
   m.phi = aniso_field(c, mc.phi, "phi", &AnisoSample::phi);
@@ -182,7 +182,7 @@ VelocityModel build_model(const RunConfig& c) {
     m.vmin = std::min(m.vmin, v);
     m.vmax = std::max(m.vmax, v);
   }
-  if (c.physics.equation != Equation::kAcoustic) build_anisotropy(c, m);
+  if (c.physics.equation != Physics::kAcoustic) build_anisotropy(c, m);
   return m;
 }
 

@@ -18,7 +18,7 @@ struct VelocityModel {
   std::vector<float> epsilon, delta, theta, phi;
   float eps_max = 0;
   // Cells where delta > epsilon, lowered to delta = epsilon: the pseudo-acoustic p/q system
-  // grows exponentially there (kernels/anisotropy.hpp). make_plan reports the count.
+  // grows exponentially there (kernels/medium.hpp). make_plan reports the count.
   int64_t delta_clamped = 0;
 };
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "kernels/cuda_backend.hpp"
+#include "kernels/reference/cpu_engine.hpp"
 #include "solver/wavelet.hpp"
 
 namespace seisfd {
@@ -124,8 +125,8 @@ RunPlan make_plan(const RunConfig& c) {
   const double h[3] = {c.grid.dz, c.grid.dy, c.grid.dx};
 
   // Time step: from the stability bound, or the user's, which must not exceed it.
-  // Anisotropy: the fastest phase velocity is v sqrt(1 + 2 eps) (DESIGN.md §4).
-  const bool aniso = c.physics.equation != Equation::kAcoustic;
+  // Anisotropy: the fastest phase velocity is v sqrt(1 + 2 eps) (docs/physics.md §3).
+  const bool aniso = c.physics.equation != Physics::kAcoustic;
   const double v_bound = p.model.vmax * std::sqrt(1.0 + 2.0 * std::max(0.0f, p.model.eps_max));
   p.dt_limit = stability_limit(v_bound, g.radius(), h);
   const std::string bound_text =
@@ -232,32 +233,27 @@ RunPlan make_plan(const RunConfig& c) {
     s.geometry.nx = n[2];
   }
 
-  // Memory: wavefields and model on the device; traces beside them.
+  // Memory: the engine and one state on the device, traces beside them; the host's for the
+  // cpu backend, with the model extended over the layout.
+  const Physics ph = c.physics.equation;
   const size_t traces = (p.receivers.size() + 1) * static_cast<size_t>(p.nt) * sizeof(float);
-  p.device_bytes = cuda_engine_bytes(p.spec) + 2 * traces;
-  if (aniso)
-    p.device_bytes =
-        cuda_aniso_engine_bytes(p.spec, c.physics.equation == Equation::kTti) + 2 * traces;
-  const size_t elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
+  p.device_bytes = cuda_engine_bytes(ph, p.spec) + cuda_state_bytes(ph, p.spec) + 2 * traces;
+  const int elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
   p.aux_bytes = static_cast<size_t>(cpml_aux_cells(p.spec)) * 4;
-  p.host_bytes = (3 * static_cast<size_t>(g.layout().size()) + cpml_aux_cells(p.spec)) * elem +
+  p.host_bytes = reference::cpu_engine_bytes(ph, p.spec, elem) +
                  static_cast<size_t>(g.layout().size()) * 4 + traces;
-  if (aniso)  // p, q (two levels), (v dt)^2, E, D; TTI: axis, n_i^2, 6 intermediates; CPML aux
-    p.host_bytes =
-        ((c.physics.equation == Equation::kTti ? 19 : 7) * static_cast<size_t>(g.layout().size()) +
-         cpml_aux_cells(p.spec)) *
-            elem +
-        static_cast<size_t>(g.layout().size()) * 4 + traces;
   return p;
 }
 
-AnisoModel aniso_layout_model(const RunPlan& p) {
-  AnisoModel m;
-  m.kind = p.config.physics.equation == Equation::kTti ? AnisoKind::kTti : AnisoKind::kVti;
+Medium layout_medium(const RunPlan& p) {
+  Medium m;
+  m.physics = p.config.physics.equation;
   m.velocity = extend_to_layout(p.grid, p.model);
-  m.epsilon = extend_to_layout(p.grid, p.model, p.model.epsilon);
-  m.delta = extend_to_layout(p.grid, p.model, p.model.delta);
-  if (m.kind == AnisoKind::kTti) {
+  if (traits(m.physics).medium_arrays > 1) {
+    m.epsilon = extend_to_layout(p.grid, p.model, p.model.epsilon);
+    m.delta = extend_to_layout(p.grid, p.model, p.model.delta);
+  }
+  if (traits(m.physics).medium_arrays > 3) {
     m.theta = extend_to_layout(p.grid, p.model, p.model.theta);
     m.phi = extend_to_layout(p.grid, p.model, p.model.phi);
   }
@@ -302,7 +298,7 @@ std::string describe_plan(const RunPlan& p) {
   os << "time        dt " << fmt(p.dt, 6) << " s (stability limit " << fmt(p.dt_limit, 6)
      << " s, ratio " << fmt(p.dt / p.dt_limit, 3) << "), " << p.nt << " samples to "
      << fmt((p.nt - 1) * p.dt, 6) << " s\n";
-  if (c.physics.equation != Equation::kAcoustic)
+  if (c.physics.equation != Physics::kAcoustic)
     os << "            stability limit " << p.dt_bound_text << "\n";
   os << "wavelet     " << to_string(c.source.wavelet) << ", f_max " << fmt(p.fmax, 4) << " Hz, "
      << fmt(p.points_per_wavelength, 3) << " points per minimum wavelength\n";

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "io/snapshots.hpp"
-#include "kernels/anisotropy.hpp"
 #include "kernels/engine.hpp"
+#include "kernels/medium.hpp"
 #include "solver/config.hpp"
 #include "solver/grid.hpp"
 #include "solver/model.hpp"
@@ -64,8 +64,9 @@ struct RunPlan {
 };
 
 RunPlan make_plan(const RunConfig& c);
-// The VTI/TTI parameters of a plan over its layout, as the engines take them.
-AnisoModel aniso_layout_model(const RunPlan& p);
+// The plan's medium over its layout (physical values extended over layers and halo), as the
+// engines take it.
+Medium layout_medium(const RunPlan& p);
 std::string describe_plan(const RunPlan& p);  // multi-line text for `seisfd check`
 
 std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present,

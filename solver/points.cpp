@@ -56,8 +56,14 @@ AxisWeights axis_weights(double f, PointInterp interp) {
 
 SparsePoints make_points(const SimGrid& grid, const StepSpec& spec,
                          const std::vector<Vec3>& positions, PointInterp interp, PointRole role) {
+  return make_points(grid, spec, positions, interp, role, Subdomain::whole(spec), spec.layout);
+}
+
+SparsePoints make_points(const SimGrid& grid, const StepSpec& spec,
+                         const std::vector<Vec3>& positions, PointInterp interp, PointRole role,
+                         const Subdomain& sub, const Layout& local) {
   SparsePoints sp;
-  const Layout& l = spec.layout;
+  int point = 0;
   const double scale = role == PointRole::kSource ? 1.0 / (spec.h[0] * spec.h[1] * spec.h[2]) : 1.0;
   for (const Vec3& p : positions) {
     const auto f = grid.to_index(p);
@@ -78,17 +84,22 @@ SparsePoints make_points(const SimGrid& grid, const StepSpec& spec,
         if (y < spec.begin[1] || y >= spec.end[1]) continue;
         for (size_t k = 0; k < ax[2].w.size(); ++k) {
           const int x = ax[2].first + static_cast<int>(k);
-          if (x < spec.begin[2] || x >= spec.end[2]) continue;
-          cells[l.idx(z, y, x)] += sign * scale * ax[0].w[i] * ax[1].w[j] * ax[2].w[k];
+          if (x < spec.begin[2] || x >= spec.end[2] || !sub.owns(z, y, x)) continue;
+          const auto c = sub.to_local(z, y, x);
+          cells[local.idx(c[0], c[1], c[2])] += sign * scale * ax[0].w[i] * ax[1].w[j] * ax[2].w[k];
         }
       }
     }
+    const size_t before = sp.index.size();
     for (const auto& [idx, w] : cells) {
       if (w == 0.0) continue;
       sp.index.push_back(idx);
       sp.weight.push_back(w);
     }
+    const int id = point++;
+    if (sp.index.size() == before && !sub.is_whole()) continue;  // another rank's point
     sp.offset.push_back(static_cast<int64_t>(sp.index.size()));
+    sp.id.push_back(id);
   }
   return sp;
 }

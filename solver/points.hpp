@@ -1,5 +1,5 @@
 // Off-grid points: the weights that inject a point source into the grid and interpolate the
-// wavefield at a receiver (DESIGN.md §4). Per axis, either Kaiser-windowed sinc (Hicks 2002,
+// wavefield at a receiver (docs/physics.md §6). Per axis, either Kaiser-windowed sinc (Hicks 2002,
 // radius 4, b = 6.31) or linear weights, normalised to sum 1; an axis on which the point sits
 // exactly on a grid line uses that one cell. A source's weights are divided by the cell volume
 // (a discrete delta); a receiver's sum to 1. Weights landing outside the updated region are
@@ -27,7 +27,14 @@ struct AxisWeights {
 };
 AxisWeights axis_weights(double f, PointInterp interp);
 
+// The points' weights on the cells of `spec` (the global grid's). With a subdomain, only the
+// entries on cells it owns are kept, in its local layout `local`, and only the points with any
+// such entry (SparsePoints::id names each kept point's index in `positions`); the whole grid
+// keeps every point.
 SparsePoints make_points(const SimGrid& grid, const StepSpec& spec,
                          const std::vector<Vec3>& positions, PointInterp interp, PointRole role);
+SparsePoints make_points(const SimGrid& grid, const StepSpec& spec,
+                         const std::vector<Vec3>& positions, PointInterp interp, PointRole role,
+                         const Subdomain& sub, const Layout& local);
 
 }  // namespace seisfd

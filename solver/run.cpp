@@ -12,10 +12,10 @@
 #include "io/gathers.hpp"
 #include "io/snapshots.hpp"
 #include "kernels/cuda_backend.hpp"
-#include "solver/backend.hpp"
+#include "solver/modeling.hpp"
 #include "solver/plan.hpp"
-#include "solver/points.hpp"
 #include "solver/progress.hpp"
+#include "solver/survey.hpp"
 #include "solver/time_loop.hpp"
 
 namespace seisfd {
@@ -37,6 +37,21 @@ std::string now_iso() {
   return buf;
 }
 
+// The shot's traces, kept every out_every-th sample, as gathers.h5 holds them.
+void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
+                  const std::vector<double>& full) {
+  const int nr = static_cast<int>(shot.receivers.size()), nto = plan.nt_out();
+  std::vector<float> traces(static_cast<size_t>(nr) * nto);
+  for (int r = 0; r < nr; ++r)
+    for (int k = 0; k < nto; ++k)
+      traces[static_cast<size_t>(r) * nto + k] =
+          static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
+  std::vector<double> xyz;
+  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
+  gw.write_shot(shot.index, traces.data(), nr, nto, xyz.data(), shot.source,
+                plan.dt * plan.out_every, 0.0);
+}
+
 }  // namespace
 
 std::string seisfd_version() {
@@ -46,61 +61,67 @@ std::string seisfd_version() {
 RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   const RunPlan plan = make_plan(config);
   for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  const Survey survey = make_survey(plan);
   const std::string dir = config.output.directory;
-  EngineChoice ec = make_engine(plan, opt.backend);
+  Modeling modeling(plan, opt.backend, opt.graphs);
+  Engine& engine = modeling.engine();
   io::prepare_output_directory(dir, opt.overwrite);
   namespace fs = std::filesystem;
   const std::string gathers_path = (fs::path(dir) / "gathers.h5").string();
   const std::string snaps_path = (fs::path(dir) / "snapshots.h5").string();
 
-  WaveEngine& engine = *ec.engine;
-  engine.set_graphs(opt.graphs);
-  const SparsePoints src = make_points(plan.grid, plan.spec, {config.source.position},
-                                       config.source.injection, PointRole::kSource);
-  const SparsePoints rec = make_points(plan.grid, plan.spec, plan.receivers,
-                                       config.receivers.interpolation, PointRole::kReceiver);
-  engine.set_injection(src, plan.wavelet, plan.nt);
-  engine.set_recording(rec, plan.nt);
-
+  // Snapshots are of the first shot.
   std::unique_ptr<io::SnapshotWriter> snaps;
   std::vector<float> buf;
   if (plan.snapshots.enabled)
     snaps = std::make_unique<io::SnapshotWriter>(snaps_path, plan.snapshots.geometry);
+  const bool gathers = !plan.receivers.empty() && config.output.gathers;
+  std::unique_ptr<io::GatherWriter> gw;
+  if (gathers) gw = std::make_unique<io::GatherWriter>(gathers_path);
 
   LoopOptions lo;
   lo.diagnostics_interval = config.kernel.diagnostics_interval;
-  lo.snapshot_every = plan.snapshots.enabled ? plan.snapshots.every : 0;
   // Progress is reported between chunks of steps; chunks of at least 10 steps keep the CUDA
   // graphs long enough to pay (diagnostics are taken inside the chunks).
   lo.progress_every = std::max(10, std::min(100, plan.nt / 100));
   lo.stop = opt.stop;
   lo.describe_cell = [&](int64_t i) { return cell_text(plan.grid, i); };
-  Progress progress(plan.nt - 1, plan.grid.layout().cells(), opt.quiet);
-  LoopCallbacks cb;
-  cb.on_progress = [&](int done, int) { progress.update(done); };
-  if (snaps)
-    cb.on_snapshot = [&](int field) {
-      engine.copy_field(plan.snapshots.lo, plan.snapshots.hi, plan.snapshots.dec, buf);
-      snaps->append(field * plan.dt, buf.data());
-    };
-  const LoopResult lr = run_time_loop(engine, plan.nt, lo, cb);
+  const int steps_per_shot = plan.nt - 1;
+  const int nshots = static_cast<int>(survey.shots.size());
+  Progress progress(steps_per_shot * nshots, plan.grid.layout().cells(), opt.quiet);
+
+  RunSummary s;
+  nlohmann::json shot_reports = nlohmann::json::array();
+  LoopResult last;
+  for (int k = 0; k < nshots; ++k) {
+    const Shot& shot = survey.shots[k];
+    lo.snapshot_every = snaps && k == 0 ? plan.snapshots.every : 0;
+    LoopCallbacks cb;
+    cb.on_progress = [&](int done, int) { progress.update(k * steps_per_shot + done); };
+    if (lo.snapshot_every > 0)
+      cb.on_snapshot = [&](int field) {
+        modeling.propagation().copy_field(plan.snapshots.lo, plan.snapshots.hi, plan.snapshots.dec,
+                                          buf);
+        snaps->append(field * plan.dt, buf.data());
+      };
+    const ShotResult r = modeling.forward(shot, lo, cb);
+    if (gw) write_gather(*gw, plan, shot, r.traces);
+    s.steps += r.loop.steps;
+    s.seconds += r.loop.seconds;
+    last = r.loop;
+    shot_reports.push_back({{"shot", shot.index},
+                            {"source", shot.source},
+                            {"receivers", shot.receivers.size()},
+                            {"steps", r.loop.steps},
+                            {"seconds", r.loop.seconds},
+                            {"sum_sq", r.loop.last.sum_sq},
+                            {"max_abs", r.loop.last.max_abs}});
+  }
   progress.finish();
 
   std::vector<std::string> outputs;
-  if (!plan.receivers.empty() && config.output.gathers) {
-    const std::vector<double> full = engine.recorded();
-    const int nr = rec.count(), nto = plan.nt_out();
-    std::vector<float> traces(static_cast<size_t>(nr) * nto);
-    for (int r = 0; r < nr; ++r)
-      for (int k = 0; k < nto; ++k)
-        traces[static_cast<size_t>(r) * nto + k] =
-            static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
-    std::vector<double> xyz;
-    for (const auto& p : plan.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
-    io::GatherWriter gw(gathers_path);
-    gw.write_shot(0, traces.data(), nr, nto, xyz.data(), config.source.position,
-                  plan.dt * plan.out_every, 0.0);
-    gw.finish();
+  if (gw) {
+    gw->finish();
     outputs.push_back(gathers_path);
   }
   if (snaps) {
@@ -109,14 +130,12 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
     outputs.push_back((fs::path(dir) / "snapshots.xmf").string());
   }
 
-  RunSummary s;
-  s.backend = to_string(ec.backend);
-  s.device = ec.device;
+  s.backend = to_string(modeling.backend());
+  s.device = modeling.device();
   s.kernel = engine.name();
-  s.steps = lr.steps;
-  s.seconds = lr.seconds;
+  s.shots = nshots;
   s.gcells_per_s =
-      lr.seconds > 0 ? double(plan.grid.layout().cells()) * lr.steps / lr.seconds / 1e9 : 0;
+      s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
   s.directory = dir;
 
   nlohmann::json rep;
@@ -136,15 +155,17 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
                  {"dt_limit", plan.dt_limit},
                  {"nt", plan.nt},
                  {"output_dt", plan.dt * plan.out_every}};
-  rep["performance"] = {{"steps", lr.steps},
-                        {"seconds", lr.seconds},
+  rep["performance"] = {{"steps", s.steps},
+                        {"seconds", s.seconds},
                         {"gcells_per_s", s.gcells_per_s},
                         {"cells_definition", "computational grid incl. absorbing layers and halo"}};
-  rep["diagnostics"] = {{"sum_sq", lr.last.sum_sq},
-                        {"max_abs", lr.last.max_abs},
-                        {"nonfinite", lr.last.nonfinite},
-                        {"checks", lr.diagnostics_runs},
+  // Of the last shot's last check.
+  rep["diagnostics"] = {{"sum_sq", last.last.sum_sq},
+                        {"max_abs", last.last.max_abs},
+                        {"nonfinite", last.last.nonfinite},
+                        {"checks", last.diagnostics_runs},
                         {"interval_steps", config.kernel.diagnostics_interval}};
+  rep["shots"] = shot_reports;
   rep["warnings"] = plan.warnings;
   rep["outputs"] = outputs;
   const std::string report_path = (fs::path(dir) / "report.json").string();

@@ -1,4 +1,5 @@
-// One modelling run from a config: plan, engine, time loop, gathers, snapshots, report.
+// One modelling run from a config: plan, survey, the modelling layer over its shots, gathers,
+// snapshots (of the first shot), report.
 #pragma once
 #include <atomic>
 #include <string>
@@ -17,7 +18,8 @@ struct RunOptions {
 
 struct RunSummary {
   std::string backend, device, kernel;
-  int steps = 0;
+  int shots = 0;
+  int steps = 0;  // over all shots
   double seconds = 0, gcells_per_s = 0;
   std::string directory;
 };

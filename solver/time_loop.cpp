@@ -13,8 +13,9 @@ int next_multiple(int after, int every, int limit) {
 
 }  // namespace
 
-LoopResult run_time_loop(WaveEngine& engine, int nt, const LoopOptions& opt,
+LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
                          const LoopCallbacks& cb) {
+  Engine& engine = prop.engine();
   LoopResult r;
   const int total = nt - 1;  // step n makes field n + 1
   const auto t0 = std::chrono::steady_clock::now();
@@ -38,7 +39,7 @@ LoopResult run_time_loop(WaveEngine& engine, int nt, const LoopOptions& opt,
   // it and is queued here.
   const int every = opt.diagnostics_interval > 0 ? opt.diagnostics_interval : 0;
   struct EveryGuard {  // the engine may run other loops afterwards
-    WaveEngine& e;
+    Engine& e;
     ~EveryGuard() { e.set_diagnostics_every(0); }
   } guard{engine};
   engine.set_diagnostics_every(every);
@@ -49,11 +50,11 @@ LoopResult run_time_loop(WaveEngine& engine, int nt, const LoopOptions& opt,
     until = std::min(until, next_multiple(done, opt.progress_every, total));
     if (opt.snapshot_every <= 0 && opt.progress_every <= 0 && every > 0)
       until = std::min(until, next_multiple(done, every, total));  // still check as it goes
-    engine.steps(done, until);
+    prop.steps(done, until);
     const int chunk = until - done;
     done = until;
     if (every > 0) {
-      if (done == total) engine.queue_diagnostics(done);
+      if (done == total) prop.queue_diagnostics(done);
       // Up to diagnostics_in_flight chunks' worth may still be on the device.
       const int per_chunk = std::max(1, (chunk + every - 1) / every);
       check(engine.completed_diagnostics(opt.diagnostics_in_flight * per_chunk));

@@ -1,13 +1,13 @@
-// The time loop: advances an engine through nt samples, stopping at the event steps
-// (snapshots, progress) and batching the steps in between into engine.steps(), which also
-// queues the diagnostics every diagnostics_interval steps.
+// The time loop: advances a propagation through nt samples, stopping at the event steps
+// (snapshots, progress) and batching the steps in between into one Engine::advance each,
+// which also queues the diagnostics every diagnostics_interval steps.
 #pragma once
 #include <atomic>
 #include <functional>
 #include <stdexcept>
 #include <string>
 
-#include "kernels/engine.hpp"
+#include "kernels/propagation.hpp"
 
 namespace seisfd {
 
@@ -41,7 +41,7 @@ struct LoopOptions {
 };
 
 struct LoopCallbacks {
-  std::function<void(int field_index)> on_snapshot;  // the engine holds field field_index
+  std::function<void(int field_index)> on_snapshot;  // the state holds field field_index
   std::function<void(int steps_done, int steps_total)> on_progress;
 };
 
@@ -52,7 +52,8 @@ struct LoopResult {
   int diagnostics_runs = 0;
 };
 
-LoopResult run_time_loop(WaveEngine& engine, int nt, const LoopOptions& opt,
+// Steps 0 .. nt - 2 of `p`, whose state holds field 0.
+LoopResult run_time_loop(Propagation& p, int nt, const LoopOptions& opt,
                          const LoopCallbacks& cb = {});
 
 }  // namespace seisfd

@@ -6,14 +6,14 @@
 #include <random>
 #include <vector>
 
-#include "kernels/anisotropy.hpp"
+#include "kernels/medium.hpp"
 #include "tests/support.hpp"
 
 namespace seisfd::test {
 
 struct AnisoCase {
   using Field = std::function<double(int z, int y, int x)>;
-  AnisoKind kind = AnisoKind::kVti;
+  Physics kind = Physics::kVti;
   Field epsilon = [](int, int, int) { return 0.0; };
   Field delta = [](int, int, int) { return 0.0; };
   Field theta = [](int, int, int) { return 0.0; };  // degrees from vertical
@@ -21,10 +21,10 @@ struct AnisoCase {
 };
 
 // Each field is sampled over all cells in the order z, y, x, one field after the other.
-inline AnisoModel make_aniso_model(const Problem& p, const AnisoCase& c) {
+inline Medium make_aniso_model(const Problem& p, const AnisoCase& c) {
   const Layout& l = p.grid.layout();
-  AnisoModel m;
-  m.kind = c.kind;
+  Medium m;
+  m.physics = c.kind;
   m.velocity = p.velocity;
   const size_t n = static_cast<size_t>(l.size());
   const auto sample = [&](const AnisoCase::Field& f, double scale) {
@@ -36,7 +36,7 @@ inline AnisoModel make_aniso_model(const Problem& p, const AnisoCase& c) {
   };
   m.epsilon = sample(c.epsilon, 1.0);
   m.delta = sample(c.delta, 1.0);
-  if (c.kind == AnisoKind::kTti) {
+  if (c.kind == Physics::kTti) {
     m.theta = sample(c.theta, M_PI / 180.0);
     m.phi = sample(c.phi, M_PI / 180.0);
   }
@@ -54,7 +54,7 @@ struct SmoothRandom {
   int waves = 3;
 };
 
-inline AnisoCase smooth_random_case(AnisoKind kind, std::mt19937& rng, SmoothRandom o = {}) {
+inline AnisoCase smooth_random_case(Physics kind, std::mt19937& rng, SmoothRandom o = {}) {
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const auto smooth = [&](double lo, double hi) {
     std::vector<double> k(3 * o.waves), ph(o.waves);

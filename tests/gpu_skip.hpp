@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "kernels/cuda_backend.hpp"
 
@@ -16,6 +17,13 @@ inline bool gpu_required() {
 
 inline bool have_gpu() {
   return !cuda_devices().empty();
+}
+
+// Engine options naming a variant (or "auto").
+inline CudaEngineOptions variant(const std::string& name) {
+  CudaEngineOptions o;
+  o.variant = name;
+  return o;
 }
 
 }  // namespace seisfd::test

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "kernels/engine.hpp"
+#include "kernels/medium.hpp"
+#include "kernels/propagation.hpp"
 #include "solver/config.hpp"
 #include "solver/grid.hpp"
 #include "solver/plan.hpp"
@@ -16,6 +18,7 @@ struct Problem {
   StepSpec spec;
   std::vector<float> velocity;  // over the layout
   double dt = 0;
+  Medium medium() const { return acoustic_medium(velocity); }
 };
 
 inline GridConfig cube_grid(int nx, int ny, int nz, double h) {
@@ -69,6 +72,25 @@ inline BoundaryConfig cpml(int width, double cfs_frequency, bool free_surface = 
   b.cfs_frequency = cfs_frequency;
   b.free_surface = free_surface;
   return b;
+}
+
+// apply_forward on a propagation the caller keeps: its state then holds the last field.
+inline std::vector<double> forward(Propagation& p, const SparsePoints& sources,
+                                   const std::vector<double>& traces, const SparsePoints& receivers,
+                                   int nt) {
+  p.set_injection(sources, traces, nt);
+  p.set_recording(receivers, nt);
+  p.steps(0, nt - 1);
+  return p.recorded();
+}
+
+// p of the current field over the whole layout.
+inline std::vector<double> whole_field(const Propagation& p) {
+  const Layout& l = p.engine().spec().layout;
+  const int lo[3] = {0, 0, 0}, hi[3] = {l.nz, l.ny, l.nx}, dec[3] = {1, 1, 1};
+  std::vector<float> f;
+  p.copy_field(lo, hi, dec, f);
+  return std::vector<double>(f.begin(), f.end());
 }
 
 inline double rel_l2(const std::vector<double>& a, const std::vector<double>& b) {

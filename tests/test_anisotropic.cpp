@@ -10,11 +10,10 @@
 #include <functional>
 #include <random>
 
-#include "kernels/reference/aniso_engine.hpp"
 #include "kernels/reference/cpu_engine.hpp"
 #include "io/model_file.hpp"
 #include "solver/backend.hpp"
-#include "solver/operators.hpp"
+#include "kernels/propagation.hpp"
 #include "solver/plan.hpp"
 #include "solver/wavelet.hpp"
 #include "tests/aniso_support.hpp"
@@ -63,16 +62,16 @@ Shot small_shot(const BoundaryConfig& b, int order, int nt) {
 TEST(IsotropicLimit, TtiWithRandomTiltIsAcoustic) {
   Shot s = small_shot(test::sponge(6, true), 8, 150);
   AnisoCase c;
-  c.kind = AnisoKind::kTti;
+  c.kind = Physics::kTti;
   c.epsilon = [](int, int, int) { return 0.0; };
   c.delta = [](int, int, int) { return 0.0; };
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   c.theta = [&](int, int, int) { return 90.0 * u(rng); };
   c.phi = [&](int, int, int) { return 360.0 * u(rng); };
-  const AnisoModel m = make_aniso_model(s.p, c);
-  reference::AnisoCpuEngine<float> tti(s.p.spec, m, s.p.dt);
-  reference::CpuEngine<float> ac(s.p.spec, s.p.velocity, s.p.dt);
+  const Medium m = make_aniso_model(s.p, c);
+  reference::CpuEngine<float> tti(s.p.spec, m, s.p.dt);
+  reference::CpuEngine<float> ac(s.p.spec, acoustic_medium(s.p.velocity), s.p.dt);
   const auto a = apply_forward(tti, s.src, s.wavelet, s.rec, s.nt);
   const auto b = apply_forward(ac, s.src, s.wavelet, s.rec, s.nt);
   const double err = test::rel_l2(a, b);
@@ -83,10 +82,10 @@ TEST(IsotropicLimit, TtiWithRandomTiltIsAcoustic) {
 TEST(IsotropicLimit, VtiIsAcoustic) {
   Shot s = small_shot(test::sponge(6), 4, 150);
   AnisoCase c;
-  c.kind = AnisoKind::kVti;
-  const AnisoModel m = make_aniso_model(s.p, c);
-  reference::AnisoCpuEngine<float> vti(s.p.spec, m, s.p.dt);
-  reference::CpuEngine<float> ac(s.p.spec, s.p.velocity, s.p.dt);
+  c.kind = Physics::kVti;
+  const Medium m = make_aniso_model(s.p, c);
+  reference::CpuEngine<float> vti(s.p.spec, m, s.p.dt);
+  reference::CpuEngine<float> ac(s.p.spec, acoustic_medium(s.p.velocity), s.p.dt);
   const double err = test::rel_l2(apply_forward(vti, s.src, s.wavelet, s.rec, s.nt),
                                   apply_forward(ac, s.src, s.wavelet, s.rec, s.nt));
   std::printf("[isotropic] vti eps = delta = 0 vs acoustic: relative %.2e\n", err);
@@ -105,11 +104,11 @@ TEST(VtiFastPath, EqualsTtiAtThetaZero) {
   std::mt19937 rng(5);
   std::uniform_real_distribution<double> u(0.0, 360.0);
   c.phi = [&](int, int, int) { return u(rng); };  // irrelevant at theta = 0
-  c.kind = AnisoKind::kVti;
-  const AnisoModel mv = make_aniso_model(s.p, c);
-  c.kind = AnisoKind::kTti;
-  const AnisoModel mt = make_aniso_model(s.p, c);
-  reference::AnisoCpuEngine<float> vti(s.p.spec, mv, s.p.dt), tti(s.p.spec, mt, s.p.dt);
+  c.kind = Physics::kVti;
+  const Medium mv = make_aniso_model(s.p, c);
+  c.kind = Physics::kTti;
+  const Medium mt = make_aniso_model(s.p, c);
+  reference::CpuEngine<float> vti(s.p.spec, mv, s.p.dt), tti(s.p.spec, mt, s.p.dt);
   const double err = test::rel_l2(apply_forward(tti, s.src, s.wavelet, s.rec, s.nt),
                                   apply_forward(vti, s.src, s.wavelet, s.rec, s.nt));
   std::printf("[vti] tti(theta = 0) vs vti, heterogeneous eps/delta: relative %.2e\n", err);
@@ -121,7 +120,7 @@ TEST(VtiFastPath, EqualsTtiAtThetaZero) {
 
 struct DotCase {
   const char* name;
-  AnisoKind kind;
+  Physics kind;
   BoundaryConfig boundary;
 };
 
@@ -154,7 +153,7 @@ double aniso_dot(const DotCase& dc, unsigned seed) {
   c.delta = [=](int z, int y, int x) { return eps(z, y, x) - gap(z, y, x); };  // delta <= eps
   c.theta = smooth(0.0, 70.0);
   c.phi = smooth(0.0, 360.0);
-  const AnisoModel m = make_aniso_model(p, c);
+  const Medium m = make_aniso_model(p, c);
   p.dt = 0.9 * stability_limit(3000.0 * std::sqrt(1.6), 4, p.spec.h);
   const int nt = 150;
   const std::vector<Vec3> src{{61.3, 83.7, 40.2}, {150.0, 60.0, 100.0}};
@@ -166,9 +165,9 @@ double aniso_dot(const DotCase& dc, unsigned seed) {
   std::vector<double> s(src.size() * nt), d(rec.size() * nt);
   for (auto& x : s) x = g(rng);
   for (auto& x : d) x = g(rng);
-  reference::AnisoCpuEngine<T> fwd(p.spec, m, p.dt), adj(p.spec, m, p.dt);
-  const auto Fs = apply_forward(fwd, S, s, R, nt);
-  const auto Ftd = apply_adjoint(adj, R, d, S, nt);
+  reference::CpuEngine<T> e(p.spec, m, p.dt);  // one engine, both directions
+  const auto Fs = apply_forward(e, S, s, R, nt);
+  const auto Ftd = apply_adjoint(e, R, d, S, nt);
   const double lhs = test::dot(Fs, d), rhs = test::dot(s, Ftd);
   const double rel = std::fabs(lhs - rhs) / std::max(std::fabs(lhs), std::fabs(rhs));
   std::printf("[dot] %-14s %s: <Fs,d> = %.15e  <s,F*d> = %.15e  relative %.2e\n", dc.name,
@@ -186,11 +185,11 @@ TEST_P(AnisoDot, Fp32) {
 
 INSTANTIATE_TEST_SUITE_P(
     Operators, AnisoDot,
-    ::testing::Values(DotCase{"vti_none", AnisoKind::kVti, test::no_boundary()},
-                      DotCase{"vti_freesurf", AnisoKind::kVti, test::sponge(5, true)},
-                      DotCase{"tti_none", AnisoKind::kTti, test::no_boundary()},
-                      DotCase{"tti_sponge", AnisoKind::kTti, test::sponge(5)},
-                      DotCase{"tti_freesurf", AnisoKind::kTti, test::sponge(5, true)}),
+    ::testing::Values(DotCase{"vti_none", Physics::kVti, test::no_boundary()},
+                      DotCase{"vti_freesurf", Physics::kVti, test::sponge(5, true)},
+                      DotCase{"tti_none", Physics::kTti, test::no_boundary()},
+                      DotCase{"tti_sponge", Physics::kTti, test::sponge(5)},
+                      DotCase{"tti_freesurf", Physics::kTti, test::sponge(5, true)}),
     [](const auto& i) { return std::string(i.param.name); });
 
 // ---------------------------------------------------------------------------------------------
@@ -199,10 +198,10 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(AnisoDotGuard, ForwardUpdateIsNotItsOwnAdjoint) {
   auto p = test::homogeneous(test::cube_grid(16, 14, 12, 10.0), test::no_boundary(), 4, 2000, 0.5);
   AnisoCase c;
-  c.kind = AnisoKind::kVti;
+  c.kind = Physics::kVti;
   c.epsilon = [](int z, int, int x) { return 0.1 + 0.1 * ((x + z) % 3); };
   c.delta = [](int z, int y, int) { return 0.05 * ((y + z) % 2); };
-  const AnisoModel m = make_aniso_model(p, c);
+  const Medium m = make_aniso_model(p, c);
   const int nt = 80;
   const auto S =
       make_points(p.grid, p.spec, {{61.3, 63.7, 40.2}}, PointInterp::kSinc, PointRole::kSource);
@@ -213,10 +212,10 @@ TEST(AnisoDotGuard, ForwardUpdateIsNotItsOwnAdjoint) {
   std::vector<double> s(nt), d(nt);
   for (auto& x : s) x = g(rng);
   for (auto& x : d) x = g(rng);
-  reference::AnisoCpuEngine<double> fwd(p.spec, m, p.dt), adj(p.spec, m, p.dt);
-  const auto Fs = apply_forward(fwd, S, s, R, nt);
+  reference::CpuEngine<double> e(p.spec, m, p.dt);
+  const auto Fs = apply_forward(e, S, s, R, nt);
   // The forward update run backwards (what the acoustic adjoint does).
-  const auto Ftd = apply_forward(adj, R, std::vector<double>(d.rbegin(), d.rend()), S, nt);
+  const auto Ftd = apply_forward(e, R, std::vector<double>(d.rbegin(), d.rend()), S, nt);
   const double lhs = test::dot(Fs, d);
   const double rhs = test::dot(s, std::vector<double>(Ftd.rbegin(), Ftd.rend()));
   const double rel = std::fabs(lhs - rhs) / std::max(std::fabs(lhs), std::fabs(rhs));
@@ -273,7 +272,7 @@ constexpr double kV = 2000, kEps = 0.2, kDelta = 0.1, kF = 15, kH = 10;
 constexpr int kN = 64, kNear = 12, kFar = 26;
 
 // theta, phi in degrees; receivers placed in the frame of the medium's axis.
-KinematicRun kinematic_run(AnisoKind kind, double theta, double phi, double delta = kDelta) {
+KinematicRun kinematic_run(Physics kind, double theta, double phi, double delta = kDelta) {
   auto p = test::homogeneous(test::cube_grid(kN, kN, kN, kH), test::no_boundary(), 8, kV, 0.9);
   p.dt = 0.5 * stability_limit(kV * std::sqrt(1 + 2 * kEps), 4, p.spec.h);
   AnisoCase c;
@@ -282,7 +281,7 @@ KinematicRun kinematic_run(AnisoKind kind, double theta, double phi, double delt
   c.delta = [=](int, int, int) { return delta; };
   c.theta = [=](int, int, int) { return theta; };
   c.phi = [=](int, int, int) { return phi; };
-  const AnisoModel m = make_aniso_model(p, c);
+  const Medium m = make_aniso_model(p, c);
   const double th = theta * kDeg, ph = phi * kDeg;
   // Rotation taking e_z to the axis n and e_x to a perpendicular in the (n, z) plane.
   const double axis[3] = {std::sin(th) * std::cos(ph), std::sin(th) * std::sin(ph), std::cos(th)};
@@ -304,7 +303,7 @@ KinematicRun kinematic_run(AnisoKind kind, double theta, double phi, double delt
   sc.frequency = kF;
   const auto S = make_points(p.grid, p.spec, {src}, PointInterp::kSinc, PointRole::kSource);
   const auto R = make_points(p.grid, p.spec, r.receivers, PointInterp::kSinc, PointRole::kReceiver);
-  reference::AnisoCpuEngine<float> e(p.spec, m, p.dt);
+  reference::CpuEngine<float> e(p.spec, m, p.dt);
   r.traces = apply_forward(e, S, make_wavelet(sc, p.dt, r.nt), R, r.nt);
   return r;
 }
@@ -332,11 +331,11 @@ void check_kinematics(const KinematicRun& r, const char* name) {
 
 // One run each, shared by the tests of one process (ctest runs each test in its own).
 const KinematicRun& vti_run() {
-  static const KinematicRun r = kinematic_run(AnisoKind::kVti, 0, 0);
+  static const KinematicRun r = kinematic_run(Physics::kVti, 0, 0);
   return r;
 }
 const KinematicRun& tti_run() {
-  static const KinematicRun r = kinematic_run(AnisoKind::kTti, 30, 40);
+  static const KinematicRun r = kinematic_run(Physics::kTti, 30, 40);
   return r;
 }
 
@@ -361,8 +360,8 @@ TEST(Kinematics, TtiTilted30Azimuth40) {
 // 6 cells from a wall of the untilted grid). Measured 2026-11-22: see the printed value; the
 // tolerance tol::kAnisoRotation is about 3x it.
 TEST(Rotation, RotatedAcquisitionMatchesUntilted) {
-  const KinematicRun tti = kinematic_run(AnisoKind::kTti, 30, 40, kEps);
-  const KinematicRun vti = kinematic_run(AnisoKind::kVti, 0, 0, kEps);
+  const KinematicRun tti = kinematic_run(Physics::kTti, 30, 40, kEps);
+  const KinematicRun vti = kinematic_run(Physics::kVti, 0, 0, kEps);
   const double psi[3] = {0.0, M_PI / 2, M_PI / 4};
   double worst = 0;
   for (int k : {0, 2, 4, 5}) {
@@ -401,15 +400,17 @@ TEST(Stability, TwentyThousandStepsRandomTilt) {
     };
   };
   AnisoCase c;
-  c.kind = AnisoKind::kTti;
+  c.kind = Physics::kTti;
   const auto eps = smooth(0.0, 0.35), gap = smooth(0.0, 0.25);
   c.epsilon = eps;
   c.delta = [=](int z, int y, int x) { return eps(z, y, x) - gap(z, y, x); };
   c.theta = smooth(0.0, 60.0);
   c.phi = smooth(0.0, 360.0);
-  const AnisoModel m = make_aniso_model(p, c);
+  const Medium m = make_aniso_model(p, c);
   p.dt = 0.9 * stability_limit(2000.0 * std::sqrt(1.7), 4, p.spec.h);
-  reference::AnisoCpuEngine<float> e(p.spec, m, p.dt);
+  reference::CpuEngine<float> e(p.spec, m, p.dt);
+  Propagation prop(e);
+  auto& st = static_cast<reference::CpuState<float>&>(prop.state());
   // Initial condition: a smooth bump in p and q at rest.
   const Layout& l = p.grid.layout();
   for (int z = 0; z < l.nz; ++z)
@@ -421,15 +422,15 @@ TEST(Stability, TwentyThousandStepsRandomTilt) {
         const double r2 =
             (z - 12.0) * (z - 12.0) + (y - 13.0) * (y - 13.0) + (x - 11.0) * (x - 11.0);
         const float v = static_cast<float>(std::exp(-r2 / 6.0));
-        e.mutable_p()[l.idx(z, y, x)] = e.mutable_p_previous()[l.idx(z, y, x)] = v;
-        e.mutable_q()[l.idx(z, y, x)] = e.mutable_q_previous()[l.idx(z, y, x)] = v;
+        st.current(0)[l.idx(z, y, x)] = st.previous(0)[l.idx(z, y, x)] = v;
+        st.current(1)[l.idx(z, y, x)] = st.previous(1)[l.idx(z, y, x)] = v;
       }
-  const double e0 = e.diagnostics().sum_sq;
+  const double e0 = prop.diagnostics().sum_sq;
   double early = 0, late = 0;
   for (int n = 0; n < 20000; ++n) {
-    e.step(n);
+    prop.steps(n, n + 1);
     if (n % 50 == 0) {
-      const Diagnostics d = e.diagnostics();
+      const Diagnostics d = prop.diagnostics();
       ASSERT_EQ(d.nonfinite, 0) << "step " << n;
       (n < 2000 ? early : late) = std::max(n < 2000 ? early : late, d.sum_sq);
     }
@@ -542,17 +543,18 @@ TEST(AnisoConfig, DtBoundAndDeltaAboveEpsilonClamped) {
   auto choice = make_engine(p, Backend::kCpu);
   const auto S = make_points(p.grid, p.spec, {p.config.source.position}, PointInterp::kSinc,
                              PointRole::kSource);
-  choice.engine->set_injection(S, p.wavelet, p.nt);
-  choice.engine->steps(0, p.nt - 1);
-  const Diagnostics d = choice.engine->diagnostics();
+  Propagation prop(*choice.engine);
+  prop.set_injection(S, p.wavelet, p.nt);
+  prop.steps(0, p.nt - 1);
+  const Diagnostics d = prop.diagnostics();
   EXPECT_EQ(d.nonfinite, 0);
   EXPECT_GT(d.max_abs, 0.0);
   // Without the clamp the engines refuse the model, naming the count.
-  AnisoModel raw = aniso_layout_model(p);
+  Medium raw = layout_medium(p);
   raw.delta = raw.epsilon;
   raw.delta[p.grid.layout().idx(12, 10, 10)] += 0.05f;
   try {
-    reference::AnisoCpuEngine<float> e(p.spec, raw, p.dt);
+    reference::CpuEngine<float> e(p.spec, raw, p.dt);
     ADD_FAILURE() << "engine accepted delta > epsilon";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("1 cells have delta > epsilon"), std::string::npos)
@@ -596,9 +598,10 @@ TEST(AnisoConfig, ShippedConfigsRun) {
     auto choice = make_engine(p, Backend::kCpu);
     const auto S = make_points(p.grid, p.spec, {p.config.source.position}, PointInterp::kSinc,
                                PointRole::kSource);
-    choice.engine->set_injection(S, p.wavelet, p.nt);
-    choice.engine->steps(0, p.nt - 1);
-    const Diagnostics d = choice.engine->diagnostics();
+    Propagation prop(*choice.engine);
+    prop.set_injection(S, p.wavelet, p.nt);
+    prop.steps(0, p.nt - 1);
+    const Diagnostics d = prop.diagnostics();
     std::printf("[configs] %s: %d steps, max|p| %.3e\n", name, p.nt - 1, d.max_abs);
     EXPECT_EQ(d.nonfinite, 0) << name;
     EXPECT_GT(d.max_abs, 0.0) << name;

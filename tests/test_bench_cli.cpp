@@ -56,8 +56,8 @@ TEST(BenchCli, HelpListsTheOptions) {
   const fs::path d = temp_dir("help");
   const Result r = run("bench --help", d);
   EXPECT_EQ(r.code, 0) << r.err;
-  for (const char* opt :
-       {"--variants", "--physics", "--orders", "--sizes", "--sponge", "--steps", "--repeats", "--out"})
+  for (const char* opt : {"--variants", "--physics", "--orders", "--sizes", "--sponge", "--steps",
+                          "--repeats", "--out"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt << " missing from:\n" << r.out;
 }
 
@@ -107,14 +107,14 @@ TEST(BenchCli, NoDeviceErrorOrTinyRun) {
 
 // VTI and TTI variants are verified against the CPU engine and measured against the streaming
 // ceiling of their own access pattern (36 and 44 B/cell), which a GPU run reports per row.
-TEST(BenchCli, AnisotropicVariantsAgainstTheirOwnCeiling) {
+TEST(BenchCli, GpuAnisotropicVariantsAgainstTheirOwnCeiling) {
   SEISFD_REQUIRE_DEVICE_OR_SKIP();
   const fs::path d = temp_dir("aniso");
-  const Result r = run(
-      "bench --physics acoustic,vti,tti --variants naive --orders 4 --sizes 24 --sponge 4 "
-      "--steps 2 --repeats 5 --verify-size 17 --out '" +
-          (d / "results").string() + "'",
-      d);
+  const Result r =
+      run("bench --physics acoustic,vti,tti --variants naive --orders 4 --sizes 24 --sponge 4 "
+          "--steps 2 --repeats 5 --verify-size 17 --out '" +
+              (d / "results").string() + "'",
+          d);
   ASSERT_EQ(r.code, 0) << r.err;
   fs::path json;
   for (const auto& f : fs::directory_iterator(d / "results"))

@@ -1,6 +1,6 @@
 // End-to-end tests of the seisfd command line: each test spawns the real binary
 // (SEISFD_BINARY) in its own temporary directory, captures stdout, stderr and the exit code,
-// and reads the output files back with the HDF5 C API and nlohmann_json (DESIGN.md §7-8).
+// and reads the output files back with the HDF5 C API and nlohmann_json (docs/outputs.md).
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <nlohmann/json.hpp>

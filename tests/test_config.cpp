@@ -30,7 +30,7 @@ TEST_F(Config, MinimalGetsDefaults) {
   EXPECT_EQ(c.grid.origin, (Vec3{0, 0, 0}));
   EXPECT_EQ(c.model.type, ModelType::kConstant);
   EXPECT_EQ(c.model.vp, 2000.0);
-  EXPECT_EQ(c.physics.equation, Equation::kAcoustic);
+  EXPECT_EQ(c.physics.equation, Physics::kAcoustic);
   EXPECT_EQ(c.physics.order, 8);
   EXPECT_EQ(c.time.duration, 0.5);
   EXPECT_FALSE(c.time.dt.has_value());

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "kernels/cpml.hpp"
-#include "kernels/reference/aniso_engine.hpp"
-#include "solver/operators.hpp"
+#include "kernels/propagation.hpp"
+#include "kernels/reference/cpu_engine.hpp"
 #include "solver/wavelet.hpp"
 #include "tests/aniso_support.hpp"
 #include "tests/reflection_support.hpp"
@@ -39,19 +39,19 @@ using namespace test::reflection;
 constexpr double kV = 2000, kEps = 0.2, kDelta = 0.1;
 constexpr int kNxRef = 92;
 
-struct Medium {
-  AnisoKind kind;
+struct Case {
+  Physics kind;
   double theta_deg;
 };
 
-std::string describe(const Medium& m) {
+std::string describe(const Case& m) {
   char buf[64];
-  if (m.kind == AnisoKind::kVti) return "vti";
+  if (m.kind == Physics::kVti) return "vti";
   std::snprintf(buf, sizeof buf, "tti %2.0f deg", m.theta_deg);
   return buf;
 }
 
-std::vector<double> measure_reflection(const Medium& med, const BoundaryConfig& b,
+std::vector<double> measure_reflection(const Case& med, const BoundaryConfig& b,
                                        const std::vector<double>& angles) {
   const double h[3] = {kH, kH, kH};
   const double vmax = kV * std::sqrt(1 + 2 * kEps);
@@ -65,13 +65,13 @@ std::vector<double> measure_reflection(const Medium& med, const BoundaryConfig& 
     c.delta = [](int, int, int) { return kDelta; };
     c.theta = [&](int, int, int) { return med.theta_deg; };
     c.phi = [](int, int, int) { return 0.0; };
-    const AnisoModel m = test::make_aniso_model(p, c);
+    const Medium m = test::make_aniso_model(p, c);
     SourceConfig sc;
     sc.frequency = kF;
     const auto w = make_wavelet(sc, p.dt, nt);
     const auto s = make_points(p.grid, p.spec, {source()}, PointInterp::kSinc, PointRole::kSource);
     const auto r = make_points(p.grid, p.spec, rec, PointInterp::kSinc, PointRole::kReceiver);
-    reference::AnisoCpuEngine<float> e(p.spec, m, p.dt);
+    reference::CpuEngine<float> e(p.spec, m, p.dt);
     return apply_forward(e, s, w, r, nt);
   };
   // The reflection has passed the farthest receiver at the slowest (vertical) velocity; the
@@ -89,7 +89,7 @@ const std::vector<double> kAngles{0, 15, 30, 45, 60};
 // The method first: with no absorbing layer the face reflects almost everything, and the
 // measurement must say so (about 0 dB: the zero field beyond the last cell reflects totally).
 TEST(AnisoCpmlReflection, MethodSeesTheReflectionOfNone) {
-  for (const Medium m : {Medium{AnisoKind::kVti, 0}, Medium{AnisoKind::kTti, 30}}) {
+  for (const Case m : {Case{Physics::kVti, 0}, Case{Physics::kTti, 30}}) {
     SCOPED_TRACE(describe(m));
     const auto db = measure_reflection(m, test::no_boundary(), {0, 30});
     for (double x : db) EXPECT_GT(x, -3.0);
@@ -100,7 +100,7 @@ TEST(AnisoCpmlReflection, MethodSeesTheReflectionOfNone) {
 // Targets: those of issue 3 for 20 cells at order 8 (<= -60 dB at normal incidence, <= -40 dB
 // up to 60 degrees), and more than 20 dB below the sponge of the same width.
 TEST(AnisoCpmlReflection, VtiMeetsAcousticTargets) {
-  const Medium vti{AnisoKind::kVti, 0};
+  const Case vti{Physics::kVti, 0};
   const auto db = measure_reflection(vti, test::cpml(20, kF), kAngles);
   const auto sponge = measure_reflection(vti, test::sponge(20), kAngles);
   EXPECT_LE(db[0], -60.0);
@@ -114,7 +114,7 @@ TEST(AnisoCpmlReflection, VtiMeetsAcousticTargets) {
 // Stability: CPML on all six faces at Courant 0.9 of the anisotropic bound, 20,000 steps, on
 // the smooth random medium of tests/test_anisotropic.cpp's stability test; the energy of p
 // falls once the wave has left and does not grow afterwards.
-void stability_run(AnisoKind kind, int steps) {
+void stability_run(Physics kind, int steps) {
   constexpr int kEvery = 100;
   const double v = 2000, f = 25;
   auto p = test::homogeneous(test::cube_grid(12, 12, 12, 10.0), test::cpml(8, f), 8, v, 0.9);
@@ -123,18 +123,19 @@ void stability_run(AnisoKind kind, int steps) {
   p.spec = make_step_spec(p.grid, test::cpml(8, f), v, p.dt, 0.0, vmax);  // as a plan makes it
   std::mt19937 rng(17);
   const test::AnisoCase c = test::smooth_random_case(kind, rng, {0.35, 0.25, 60, 0.4, 4});
-  const AnisoModel m = test::make_aniso_model(p, c);
-  reference::AnisoCpuEngine<float> e(p.spec, m, p.dt);
+  const Medium m = test::make_aniso_model(p, c);
+  reference::CpuEngine<float> e(p.spec, m, p.dt);
+  Propagation prop(e);
   SourceConfig sc;
   sc.frequency = f;
   const int nt_src = static_cast<int>(3.0 / f / p.dt) + 1;
-  e.set_injection(
+  prop.set_injection(
       make_points(p.grid, p.spec, {{57, 53, 61}}, PointInterp::kSinc, PointRole::kSource),
       make_wavelet(sc, p.dt, nt_src), nt_src);
   std::vector<double> energy;
-  for (int n = 0; n < steps; ++n) {
-    e.step(n);
-    if ((n + 1) % kEvery == 0) energy.push_back(e.diagnostics().sum_sq);
+  for (int n = 0; n < steps; n += kEvery) {
+    prop.steps(n, n + kEvery);
+    energy.push_back(prop.diagnostics().sum_sq);
   }
   const double peak = *std::max_element(energy.begin(), energy.end());
   const size_t half = energy.size() / 2;
@@ -142,7 +143,7 @@ void stability_run(AnisoKind kind, int steps) {
   std::printf(
       "[aniso cpml stability] %s %d steps: peak %.3e, after 1000 steps %.3e, at step %d %.3e, "
       "max over the second half %.3e, final %.3e\n",
-      aniso_name(kind), steps, peak, energy[9], steps / 2, energy[half - 1], late, energy.back());
+      to_string(kind), steps, peak, energy[9], steps / 2, energy[half - 1], late, energy.back());
   // Slower than the acoustic decay (tests/test_cpml.cpp): the pseudo-acoustic system's slow
   // mode (velocity^2 ~ 2 (eps - delta) sin^2 cos^2) takes long to reach the layers.
   for (double x : energy) EXPECT_TRUE(std::isfinite(x));
@@ -153,7 +154,7 @@ void stability_run(AnisoKind kind, int steps) {
 }
 
 TEST(AnisoCpmlStability, Vti20000Steps) {
-  stability_run(AnisoKind::kVti, 20000);
+  stability_run(Physics::kVti, 20000);
 }
 
 // fp32 against fp64 with CPML and a free surface, whole field while the pulse crosses the
@@ -163,7 +164,7 @@ TEST(AnisoCpml, Fp32MatchesFp64) {
   auto p = test::homogeneous(test::cube_grid(36, 30, 28, 10.0), test::cpml(16, 16, true), 8, 2000.0,
                              0.9);
   std::mt19937 rng(5);
-  const AnisoModel m = test::make_aniso_model(p, test::smooth_random_case(AnisoKind::kVti, rng));
+  const Medium m = test::make_aniso_model(p, test::smooth_random_case(Physics::kVti, rng));
   p.dt = 0.9 * stability_limit(2000.0 * std::sqrt(1.6), 4, p.spec.h);
   SourceConfig sc;
   sc.frequency = 16;
@@ -173,12 +174,12 @@ TEST(AnisoCpml, Fp32MatchesFp64) {
                              PointInterp::kSinc, PointRole::kReceiver);
   for (int nt : {251, 501}) {
     const auto w = make_wavelet(sc, p.dt, nt);
-    reference::AnisoCpuEngine<float> f32(p.spec, m, p.dt);
-    reference::AnisoCpuEngine<double> f64(p.spec, m, p.dt);
+    reference::CpuEngine<float> f32(p.spec, m, p.dt);
+    reference::CpuEngine<double> f64(p.spec, m, p.dt);
+    Propagation p32(f32), p64(f64);
     const double traces =
-        test::rel_l2(apply_forward(f32, S, w, R, nt), apply_forward(f64, S, w, R, nt));
-    const std::vector<double> a(f32.p().begin(), f32.p().end()), b(f64.p().begin(), f64.p().end());
-    const double field = test::rel_l2(a, b);
+        test::rel_l2(test::forward(p32, S, w, R, nt), test::forward(p64, S, w, R, nt));
+    const double field = test::rel_l2(test::whole_field(p32), test::whole_field(p64));
     std::printf("[aniso cpml fp32 vs fp64] vti %d steps: traces %.2e, whole field %.2e\n", nt - 1,
                 traces, field);
     EXPECT_LE(traces, 1e-5);
@@ -192,9 +193,9 @@ TEST(AnisoCpml, Fp32MatchesFp64) {
 TEST(AnisoCpml, TtiRefuses) {
   auto p = test::homogeneous(test::cube_grid(10, 10, 10, 10.0), test::cpml(6, 20), 4, 2000, 0.5);
   test::AnisoCase c;
-  c.kind = AnisoKind::kTti;
+  c.kind = Physics::kTti;
   try {
-    reference::AnisoCpuEngine<float> e(p.spec, test::make_aniso_model(p, c), p.dt);
+    reference::CpuEngine<float> e(p.spec, test::make_aniso_model(p, c), p.dt);
     ADD_FAILURE() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("use \"sponge\""), std::string::npos) << e.what();
@@ -205,10 +206,11 @@ TEST(AnisoCpml, TtiRefuses) {
 TEST(AnisoCpml, AdjointRefuses) {
   auto p = test::homogeneous(test::cube_grid(10, 10, 10, 10.0), test::cpml(6, 20), 4, 2000, 0.5);
   test::AnisoCase c;
-  c.kind = AnisoKind::kVti;
-  const AnisoModel m = test::make_aniso_model(p, c);
-  reference::AnisoCpuEngine<float> e(p.spec, m, p.dt);
-  EXPECT_THROW(e.set_adjoint(true), std::invalid_argument);
+  c.kind = Physics::kVti;
+  const Medium m = test::make_aniso_model(p, c);
+  reference::CpuEngine<float> e(p.spec, m, p.dt);
+  Propagation adjoint(e, Direction::kAdjoint);
+  EXPECT_THROW(adjoint.steps(0, 1), std::invalid_argument);
   const SparsePoints pts =
       make_points(p.grid, p.spec, {{50.0, 50.0, 50.0}}, PointInterp::kSinc, PointRole::kSource);
   EXPECT_THROW(apply_adjoint(e, pts, std::vector<double>(10, 0.0), pts, 10), std::invalid_argument);

@@ -21,7 +21,7 @@
 namespace seisfd {
 namespace {
 
-std::string detail(const WaveEngine& e, const std::string& key) {
+std::string detail(const Engine& e, const std::string& key) {
   for (const auto& [k, v] : e.details())
     if (k == key) return v;
   return "";
@@ -85,10 +85,10 @@ TEST(GpuAutotune, MeasuresTheCandidatesOnceThenReadsTheCache) {
   ::setenv("SEISFD_AUTOTUNE_CACHE", cache.c_str(), 1);
   const RunCase s = make_setup();
   const auto d = cuda_devices();
-  const auto cands = runnable_variants("acoustic", 8, s.p.spec, d[0].compute_capability);
+  const auto cands = runnable_variants(Physics::kAcoustic, 8, s.p.spec, d[0].compute_capability);
   ASSERT_GE(cands.size(), 2u);
 
-  auto a = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, "auto");
+  auto a = make_cuda_engine(s.p.spec, s.p.medium(), s.p.dt, test::variant("auto"));
   const std::string how = detail(*a, "variant_choice");
   std::printf("[gpu] auto, first engine: %s -> %s\n", how.c_str(), a->name().c_str());
   EXPECT_EQ(how.rfind("measured, cached in " + cache, 0), 0u) << how;
@@ -102,12 +102,12 @@ TEST(GpuAutotune, MeasuresTheCandidatesOnceThenReadsTheCache) {
   }
   EXPECT_EQ(a->name(), "cuda:" + best.first);
 
-  auto b = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, "auto");
+  auto b = make_cuda_engine(s.p.spec, s.p.medium(), s.p.dt, test::variant("auto"));
   EXPECT_EQ(detail(*b, "variant_choice").rfind("cached (" + cache + ")", 0), 0u)
       << detail(*b, "variant_choice");
   EXPECT_EQ(b->name(), a->name());
 
-  auto c = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, "acoustic/o8/naive");
+  auto c = make_cuda_engine(s.p.spec, s.p.medium(), s.p.dt, test::variant("acoustic/o8/naive"));
   EXPECT_EQ(detail(*c, "variant_choice"), "named in the config");
   ::unsetenv("SEISFD_AUTOTUNE_CACHE");
   std::remove(cache.c_str());
@@ -120,40 +120,43 @@ TEST(GpuCompressible, BitIdenticalToPlainMemory) {
   SEISFD_REQUIRE_DEVICE_OR_SKIP();
   const RunCase s = make_setup();
   const std::string name = "acoustic/o8/smem_regqueue";
-  auto run = [&](WaveEngine& e, std::vector<double>& traces, std::vector<float>& field) {
-    e.set_injection(s.src, s.wavelet, s.nt);
-    e.set_recording(s.rec, s.nt);
-    e.steps(0, s.nt);
-    traces = e.recorded();
-    const Layout& l = s.p.spec.layout;
-    const int lo[3] = {0, 0, 0}, hi[3] = {l.nz, l.ny, l.nx}, dec[3] = {1, 1, 1};
-    e.copy_field(lo, hi, dec, field);
+  auto run = [&](Engine& e, std::vector<double>& traces, std::vector<double>& field) {
+    Propagation p(e);
+    p.set_injection(s.src, s.wavelet, s.nt);
+    p.set_recording(s.rec, s.nt);
+    p.steps(0, s.nt);
+    traces = p.recorded();
+    field = test::whole_field(p);
   };
-  auto plain = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, name, 0, Compressible::kOff);
+  const auto options = [&](Compressible c) {
+    CudaEngineOptions o = test::variant(name);
+    o.compressible = c;
+    return o;
+  };
+  auto plain = make_cuda_engine(s.p.spec, s.p.medium(), s.p.dt, options(Compressible::kOff));
   EXPECT_EQ(detail(*plain, "compressible"), "off");
-  auto comp = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, name, 0, Compressible::kAuto);
+  auto comp = make_cuda_engine(s.p.spec, s.p.medium(), s.p.dt, options(Compressible::kAuto));
   const std::string outcome = detail(*comp, "compressible");
   std::printf("[gpu] kernel.compressible = auto on %s: %s\n", cuda_devices()[0].name.c_str(),
               outcome.c_str());
-  std::vector<double> t0, t1;
-  std::vector<float> f0, f1;
+  std::vector<double> t0, t1, f0, f1;
   run(*plain, t0, f0);
   run(*comp, t1, f1);
   ASSERT_EQ(t0.size(), t1.size());
   EXPECT_EQ(std::memcmp(t0.data(), t1.data(), t0.size() * sizeof(double)), 0);
   ASSERT_EQ(f0.size(), f1.size());
-  EXPECT_EQ(std::memcmp(f0.data(), f1.data(), f0.size() * sizeof(float)), 0);
+  EXPECT_EQ(std::memcmp(f0.data(), f1.data(), f0.size() * sizeof(double)), 0);
   double peak = 0;
   for (double v : t0) peak = std::max(peak, std::abs(v));
   EXPECT_GT(peak, 0.0);  // the wave reached the receivers: the comparison is not of zeros
 
   if (outcome == "on (auto)") {
-    auto on = make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, name, 0, Compressible::kOn);
+    auto on = make_cuda_engine(s.p.spec, s.p.medium(), s.p.dt, options(Compressible::kOn));
     EXPECT_EQ(detail(*on, "compressible"), "on (on)");
   } else {
     EXPECT_EQ(outcome.rfind("off (auto: ", 0), 0u) << outcome;
     try {
-      make_cuda_engine(s.p.spec, s.p.velocity, s.p.dt, name, 0, Compressible::kOn);
+      make_cuda_engine(s.p.spec, s.p.medium(), s.p.dt, options(Compressible::kOn));
       ADD_FAILURE() << "kOn accepted without compression";
     } catch (const std::runtime_error& e) {
       EXPECT_NE(std::string(e.what()).find("kernel.compressible = on"), std::string::npos)
@@ -168,10 +171,10 @@ TEST(GpuCompressible, AnisotropicBitIdenticalToPlainMemory) {
   auto p =
       test::homogeneous(test::cube_grid(40, 36, 32, 10.0), test::sponge(6, false), 8, 2000, 0.5);
   test::AnisoCase c;
-  c.kind = AnisoKind::kVti;
+  c.kind = Physics::kVti;
   c.epsilon = [](int, int, int) { return 0.2; };
   c.delta = [](int, int, int) { return 0.1; };
-  const AnisoModel m = test::make_aniso_model(p, c);
+  const Medium m = test::make_aniso_model(p, c);
   const auto src =
       make_points(p.grid, p.spec, {{200.0, 180.0, 160.0}}, PointInterp::kSinc, PointRole::kSource);
   const auto rec = make_points(p.grid, p.spec, {{50.0, 180.0, 40.0}, {330.0, 100.0, 280.0}},
@@ -182,12 +185,14 @@ TEST(GpuCompressible, AnisotropicBitIdenticalToPlainMemory) {
   const auto w = make_wavelet(sc, p.dt, nt);
   std::vector<double> t[2];
   for (int k = 0; k < 2; ++k) {
-    auto e = make_cuda_aniso_engine(p.spec, m, p.dt, "vti/o8/naive", 0,
-                                    k ? Compressible::kAuto : Compressible::kOff);
-    e->set_injection(src, w, nt);
-    e->set_recording(rec, nt);
-    e->steps(0, nt);
-    t[k] = e->recorded();
+    CudaEngineOptions o = test::variant("vti/o8/naive");
+    o.compressible = k ? Compressible::kAuto : Compressible::kOff;
+    auto e = make_cuda_engine(p.spec, m, p.dt, o);
+    Propagation prop(*e);
+    prop.set_injection(src, w, nt);
+    prop.set_recording(rec, nt);
+    prop.steps(0, nt);
+    t[k] = prop.recorded();
   }
   ASSERT_EQ(t[0].size(), t[1].size());
   EXPECT_EQ(std::memcmp(t[0].data(), t[1].data(), t[0].size() * sizeof(double)), 0);

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "kernels/kernel_bench.hpp"
+#include "bench/harness/harness.hpp"
 #include "kernels/registry.hpp"
 #include "tests/gpu_skip.hpp"
 
@@ -83,7 +83,7 @@ const Shape kShapes[] = {
 std::vector<std::string> fast_variant_names() {
   std::vector<std::string> n;
   for (const auto& v : kernel_registry())
-    if (v.physics == "acoustic") n.push_back(v.name);  // vti/tti: test_gpu_anisotropic.cpp
+    if (v.physics == Physics::kAcoustic) n.push_back(v.name);  // vti/tti: test_gpu_anisotropic.cpp
   return n;
 }
 

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "kernels/reference/cpu_engine.hpp"
-#include "solver/operators.hpp"
+#include "kernels/propagation.hpp"
 #include "solver/wavelet.hpp"
 #include "tests/support.hpp"
 #include "tests/tolerances.hpp"
@@ -39,7 +39,7 @@ TEST(Analytic, PointSourceOrder8) {
   const auto w = make_wavelet(sc, p.dt, nt);
   const auto s = make_points(p.grid, p.spec, {src}, PointInterp::kSinc, PointRole::kSource);
   const auto r = make_points(p.grid, p.spec, rec, PointInterp::kSinc, PointRole::kReceiver);
-  reference::CpuEngine<float> e(p.spec, p.velocity, p.dt);
+  reference::CpuEngine<float> e(p.spec, acoustic_medium(p.velocity), p.dt);
   const auto d = apply_forward(e, s, w, r, nt);
   for (size_t k = 0; k < dist.size(); ++k) {
     const int n_end = std::min(nt, static_cast<int>((dist[k] / v + 2.5 / f) / p.dt));
@@ -87,7 +87,9 @@ PulseRun pulse_run(int n, int order, double dt, double T) {
                        0.0, dt);
   const int steps = static_cast<int>(std::lround(T / dt));
   EXPECT_NEAR(steps * dt, T, 1e-9);
-  reference::CpuEngine<double> e(p.spec, p.velocity, dt);
+  reference::CpuEngine<double> e(p.spec, acoustic_medium(p.velocity), dt);
+  auto state = e.make_state();
+  auto& st = static_cast<reference::CpuState<double>&>(*state);
   const Layout& l = p.spec.layout;
   auto fill = [&](std::vector<double>& f, double t) {
     for (int z = 0; z <= n; ++z)
@@ -99,12 +101,12 @@ PulseRun pulse_run(int n, int order, double dt, double T) {
               pulse.at(std::sqrt(dx * dx + dy * dy + dz * dz), t);
         }
   };
-  fill(e.mutable_current(), 0.0);
-  fill(e.mutable_previous(), -dt);
-  e.steps(0, steps);
-  std::vector<double> exact(e.current().size(), 0.0);
+  fill(st.current(0), 0.0);
+  fill(st.previous(0), -dt);
+  e.advance(st, 0, steps, {});
+  std::vector<double> exact(st.current(0).size(), 0.0);
   fill(exact, steps * dt);
-  return {e.current(), exact};
+  return {st.current(0), exact};
 }
 
 double pulse_error(int n, int order, double dt, double T) {
@@ -178,13 +180,14 @@ namespace {
 
 // Leapfrog's discrete energy E(n+1/2) = sum (p[n+1]-p[n])^2 / (v dt)^2 - sum p[n+1] L p[n]; with
 // Dirichlet walls and no damping it is conserved exactly, with the sponge it cannot grow.
-double discrete_energy(const reference::CpuEngine<double>& e) {
+double discrete_energy(const reference::CpuEngine<double>& e,
+                       const reference::CpuState<double>& st) {
   const StepSpec& s = e.spec();
   const Layout& l = s.layout;
   const auto a = second_derivative_weights(s.radius);
-  const auto& cur = e.current();
-  const auto& prev = e.previous();
-  const auto& vdt2 = e.vdt2();
+  const auto& cur = st.current(0);
+  const auto& prev = st.previous(0);
+  const auto& vdt2 = e.coefficients().vdt2;
   double kin = 0, pot = 0;
   for (int z = s.begin[0]; z < s.end[0]; ++z)
     for (int y = s.begin[1]; y < s.end[1]; ++y)
@@ -206,17 +209,19 @@ double discrete_energy(const reference::CpuEngine<double>& e) {
 
 std::vector<double> energy_history(const BoundaryConfig& b, int steps, int every) {
   auto p = homogeneous(test::cube_grid(24, 24, 24, 10.0), b, 8, 2000.0, 0.9);
-  reference::CpuEngine<double> e(p.spec, p.velocity, p.dt);
+  reference::CpuEngine<double> e(p.spec, acoustic_medium(p.velocity), p.dt);
+  Propagation prop(e);
+  const auto& st = static_cast<const reference::CpuState<double>&>(prop.state());
   const int nt = steps + 1;
   SourceConfig sc;
   sc.frequency = 25;
-  e.set_injection(
+  prop.set_injection(
       make_points(p.grid, p.spec, {{117, 121, 124}}, PointInterp::kSinc, PointRole::kSource),
       make_wavelet(sc, p.dt, nt), nt);
   std::vector<double> hist;
   for (int n = 0; n < steps; ++n) {
-    e.step(n);
-    if ((n + 1) % every == 0) hist.push_back(discrete_energy(e));
+    prop.steps(n, n + 1);
+    if ((n + 1) % every == 0) hist.push_back(discrete_energy(e, st));
   }
   return hist;
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "solver/points.hpp"
 #include "solver/wavelet.hpp"
@@ -37,6 +38,57 @@ TEST(Points, SourceIsDiscreteDeltaReceiverSumsToOne) {
     const auto idx = p.grid.to_index(pos[1]);
     EXPECT_EQ(r.index[r.offset[1]], p.spec.layout.idx(int(idx[0]), int(idx[1]), int(idx[2])));
   }
+}
+
+// Points on a subdomain (a rank's part of the grid, in its own layout): split along x into two
+// subdomains, each with its own layout around its box, the kept entries mapped back to the
+// global grid are exactly the whole grid's, each point's id is its index, and a point that
+// falls on one side only is not kept by the other.
+TEST(Points, SubdomainsKeepTheirOwnEntriesInLocalIndices) {
+  auto p = test::homogeneous(test::cube_grid(30, 24, 20, 5.0), test::sponge(6), 8, 2000, 0.9);
+  const StepSpec& sp = p.spec;
+  const Layout& gl = sp.layout;
+  const std::vector<Vec3> pos{{71.3, 33.3, 50.9}, {10.0, 35.0, 40.0}, {140.2, 60.0, 30.0}};
+  const auto whole = make_points(p.grid, sp, pos, PointInterp::kSinc, PointRole::kSource);
+  ASSERT_EQ(whole.id, (std::vector<int>{0, 1, 2}));
+  const int mid = p.grid.offset(2) + 14;  // x index 14: point 0's sinc support straddles it
+  std::map<std::pair<int, int64_t>, double> merged;  // (point, global index) -> weight
+  std::vector<int> kept[2];
+  for (int side = 0; side < 2; ++side) {
+    Subdomain d = Subdomain::whole(sp);
+    d.rank = side;
+    d.ranks = 2;
+    if (side == 0)
+      d.hi[2] = mid;
+    else
+      d.lo[2] = mid;
+    d.local_lo = {sp.radius, sp.radius, sp.radius};
+    const Layout local =
+        Layout::make(d.hi[0] - d.lo[0] + 2 * sp.radius, d.hi[1] - d.lo[1] + 2 * sp.radius,
+                     d.hi[2] - d.lo[2] + 2 * sp.radius);
+    const auto part =
+        make_points(p.grid, sp, pos, PointInterp::kSinc, PointRole::kSource, d, local);
+    kept[side] = part.id;
+    for (int k = 0; k < part.count(); ++k)
+      for (int64_t e = part.offset[k]; e < part.offset[k + 1]; ++e) {
+        int z, y, x;
+        local.coords(part.index[e], z, y, x);
+        const int64_t g = gl.idx(z - d.local_lo[0] + d.lo[0], y - d.local_lo[1] + d.lo[1],
+                                 x - d.local_lo[2] + d.lo[2]);
+        merged[{part.id[k], g}] += part.weight[e];
+      }
+  }
+  EXPECT_EQ(kept[0], (std::vector<int>{0, 1}));
+  EXPECT_EQ(kept[1], (std::vector<int>{0, 2}));
+  size_t entries = 0;
+  for (int k = 0; k < whole.count(); ++k)
+    for (int64_t e = whole.offset[k]; e < whole.offset[k + 1]; ++e) {
+      ++entries;
+      const auto it = merged.find({k, whole.index[e]});
+      ASSERT_NE(it, merged.end()) << "point " << k << " cell " << whole.index[e];
+      EXPECT_EQ(it->second, whole.weight[e]);
+    }
+  EXPECT_EQ(entries, merged.size());
 }
 
 TEST(Points, SincInterpolatesBandLimitedFieldExactly) {

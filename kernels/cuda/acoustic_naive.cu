@@ -1,9 +1,14 @@
-#include "kernels/cuda/acoustic_naive.hpp"
-
+// acoustic/oN/naive: one thread per cell, every neighbour read from global memory. The
+// correctness baseline and the throughput floor the fast variants are measured against.
 #include <cuda_runtime.h>
 
+#include <string>
+#include <vector>
+
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/register_helpers.hpp"
 #include "kernels/cuda/sponge.cuh"
+#include "kernels/cuda/tuning.hpp"
 
 namespace seisfd {
 namespace {
@@ -43,22 +48,20 @@ __global__ void acoustic_naive_kernel(NaiveParams<R> p, const float* prev,
   }
 }
 
-}  // namespace
-
 template <int R>
-void launch_acoustic_naive(const StepSpec& s, const AcousticFields& f, void* stream) {
+void launch_acoustic_naive(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   NaiveParams<R> p{};
   p.l = s.layout;
-  const auto a = second_derivative_weights(R);
+  const auto w = second_derivative_weights(R);
   double centre = 0;
   float* c[3] = {p.cz, p.cy, p.cx};
   for (int ax = 0; ax < 3; ++ax) {
     p.begin[ax] = s.begin[ax];
     p.end[ax] = s.end[ax];
     const double inv_h2 = 1.0 / (s.h[ax] * s.h[ax]);
-    centre += a[0] * inv_h2;
+    centre += w[0] * inv_h2;
     c[ax][0] = 0.0f;
-    for (int k = 1; k <= R; ++k) c[ax][k] = static_cast<float>(a[k] * inv_h2);
+    for (int k = 1; k <= R; ++k) c[ax][k] = static_cast<float>(w[k] * inv_h2);
   }
   p.c0 = static_cast<float>(centre);
   p.sponge = cuda::SpongeParams::from(s);
@@ -66,8 +69,8 @@ void launch_acoustic_naive(const StepSpec& s, const AcousticFields& f, void* str
   const dim3 grid((s.end[2] - s.begin[2] + block.x - 1) / block.x,
                   (s.end[1] - s.begin[1] + block.y - 1) / block.y,
                   (s.end[0] - s.begin[0] + block.z - 1) / block.z);
-  acoustic_naive_kernel<R>
-      <<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p, f.prev, f.cur, f.next, f.vdt2);
+  acoustic_naive_kernel<R><<<grid, block, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
+      p, a.prev[0], a.cur[0], a.next[0], a.medium[kVdt2]);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -82,13 +85,21 @@ std::string can_implement_acoustic_naive(const StepSpec& s, int) {
   return {};
 }
 
-template void launch_acoustic_naive<1>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_naive<2>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_naive<3>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_naive<4>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_naive<5>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_naive<6>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_naive<7>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_naive<8>(const StepSpec&, const AcousticFields&, void*);
+}  // namespace
+
+void register_acoustic_naive(std::vector<KernelVariant>& t) {
+  cuda::for_each_radius([&](auto r) {
+    constexpr int R = decltype(r)::value;
+    KernelVariant v =
+        cuda::variant_entry(Physics::kAcoustic, R, "naive",
+                            "one thread per cell, all reads from global memory (the baseline)");
+    v.min_compute_capability = 60;
+    v.can_implement = &can_implement_acoustic_naive;
+    // The acoustic update is its own transpose (after the engine's substitution).
+    v.forward = v.transposed = &launch_acoustic_naive<R>;
+    v.preference = cuda::tuning::kPreferenceNaive;
+    t.push_back(v);
+  });
+}
 
 }  // namespace seisfd

@@ -1,416 +1,21 @@
-#include "kernels/cuda/acoustic_smem_regqueue.hpp"
-
 #include <cuda_runtime.h>
 
-#include <cstdint>
-#include <cstdlib>
-#include <map>
-#include <mutex>
 #include <string>
-#include <stdexcept>
+#include <vector>
 
-#include "kernels/cuda/check.hpp"
-#include "kernels/cuda/diag_reduce.cuh"
-#include "kernels/cuda/field_ops.hpp"
-#include "kernels/cuda/stencil_common.cuh"
+#include "kernels/cuda/acoustic_smem_regqueue.cuh"
+#include "kernels/cuda/register_helpers.hpp"
+#include "kernels/cuda/tuning.hpp"
 
 namespace seisfd {
 namespace {
 
-// Tile: 64 x 16 cells, a thread per 4 consecutive x cells (16-byte accesses); tile x origins
-// are multiples of 32 floats so every row segment is 128-byte aligned. The x halo is rounded up
-// to 4 floats (kRP) so that shared-memory rows stay 16-byte aligned.
 template <int R>
-struct RqShape {
-  static constexpr int kTX = 64;
-  static constexpr int kTY = 16;
-  static constexpr int kTX4 = kTX / 4;
-  static constexpr int kThreads = kTX4 * kTY;
-  static constexpr int kRP = (R + 3) / 4 * 4;
-  static constexpr int kW = kTX + 2 * kRP;  // shared row, floats
-  static constexpr int kW4 = kW / 4;
-  static constexpr int kH = kTY + 2 * R;  // shared rows
-  // float4s of the halo ring: R rows above, R below, kRP columns each side of the kTY rows.
-  static constexpr int kHalo4 = 2 * R * kW4 + kTY * 2 * (kRP / 4);
-  static constexpr int kSlots = (kHalo4 + kThreads - 1) / kThreads;
-  // Which loads and how many blocks per SM (launch bounds), measured on an H200, 2026-11-22,
-  // 512^3 + sponge 20, Gcells/s at orders 4 / 8 / 16 (streaming ceiling 278):
-  //   a0b3   (register-staged loads, 3 blocks/SM, 80 registers, R = 4 spills 32 B)  218 / 186 / -
-  //   a0b2   (register-staged loads, 2 blocks/SM)                                   - / 167 / 150
-  //   a1b2   (register-staged one step ahead, 2 blocks/SM)                     206 / 190 / 118
-  //   async3 (cp.async ring 2 planes ahead, 3 blocks/SM, 80 registers)        247 / 242 / -
-  //   async2 (cp.async ring 2 planes ahead, 2 blocks/SM, <= 128 registers)    247 / 258 / 194
-  static constexpr const char* kDefaultConfig = "async2";
-};
+using Policy = cuda::tuning::SmemRegqueueDefault<R>;
 
 template <int R>
-struct RqParams {
-  Layout l;
-  int begin[3], end[3];
-  int x_base;   // x of the first tile: begin[2] rounded down to 32
-  int tiles_x;  // tiles per row of tiles
-  int zchunk;   // planes per block
-  cuda::StencilWeights<R> w;
-  cuda::SpongeParams sponge;
-};
-
-// Ahead = 0: a step's own-cell, prev and (v dt)^2 loads are issued at its top and used at its
-// end (fewest registers). Ahead = 1: they are issued one step earlier (twice the bytes in
-// flight per thread, ~25 more registers at R = 4).
-template <int R, int MinBlocks, int Ahead>
-__global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
-    acoustic_smem_regqueue_kernel(const RqParams<R> p, const float* prev,
-                                  const float* __restrict__ cur, float* next,
-                                  const float* __restrict__ vdt2) {
-  using S = RqShape<R>;
-  __shared__ __align__(16) float tile[2][S::kH][S::kW];
-
-  const int t = threadIdx.x;
-  const int tx = t % S::kTX4, ty = t / S::kTX4;
-  const int bx = blockIdx.x % p.tiles_x, by = blockIdx.x / p.tiles_x;
-  const int x0 = p.x_base + bx * S::kTX;
-  const int y0 = p.begin[1] + by * S::kTY;
-  const int zb = p.begin[0] + blockIdx.y * p.zchunk;
-  const int ze = min(zb + p.zchunk, p.end[0]);
-  const int64_t sz = p.l.sz;
-  const int sy = static_cast<int>(p.l.sy);
-
-  // The thread's own 4 cells: loaded when inside the array, stored when inside the region.
-  const int gx = x0 + 4 * tx, gy = y0 + ty;
-  const bool own_ok = gy < p.l.ny && gx < p.l.nx;  // gx % 4 == 0 and sy % 32 == 0: gx + 3 < sy
-  const int own = gy * sy + gx;
-  int mask = 0;
-#pragma unroll
-  for (int l = 0; l < 4; ++l)
-    if (gy < p.end[1] && gx + l >= p.begin[2] && gx + l < p.end[2]) mask |= 1 << l;
-
-  // Halo float4s this thread loads each plane: shared offset, in-plane offset, in bounds.
-  // Rows above y = 0 never occur (y0 >= begin >= R); columns outside [0, nx) and rows past ny
-  // are only read by cells outside the region, so they are skipped.
-  int hsm[S::kSlots], hoff[S::kSlots];
-  bool hok[S::kSlots];
-#pragma unroll
-  for (int s = 0; s < S::kSlots; ++s) {
-    int j = t + s * S::kThreads, row = 0, col = 0;
-    hok[s] = j < S::kHalo4;
-    if (j < R * S::kW4) {
-      row = j / S::kW4;
-      col = j % S::kW4;
-    } else if (j < 2 * R * S::kW4) {
-      j -= R * S::kW4;
-      row = R + S::kTY + j / S::kW4;
-      col = j % S::kW4;
-    } else {
-      j -= 2 * R * S::kW4;
-      constexpr int side = S::kRP / 4;
-      row = R + j / (2 * side);
-      const int c = j % (2 * side);
-      col = c < side ? c : S::kTX4 + c;
-    }
-    const int hy = y0 - R + row, hx = x0 - S::kRP + 4 * col;
-    hok[s] = hok[s] && hy < p.l.ny && hx >= 0 && hx < p.l.nx;
-    hsm[s] = row * S::kW + 4 * col;
-    hoff[s] = hok[s] ? hy * sy + hx : 0;
-  }
-
-  float gxy[4] = {0, 0, 0, 0};
-  if (p.sponge.on) {
-    const float g_y = cuda::sponge_axis(p.sponge, 1, gy);
-#pragma unroll
-    for (int l = 0; l < 4; ++l) gxy[l] = g_y + cuda::sponge_axis(p.sponge, 2, gx + l);
-  }
-
-  // Ahead = 0: the queue holds own cells of planes z-R .. z+R-1 at the top of step z; plane z+R
-  // is loaded in step z and used last; prev and (v dt)^2 of plane z are loaded at the top of
-  // step z and used at its end, their latency covered by the Laplacian and by the other warps.
-  // Ahead = 1: the queue is full (z-R .. z+R) at the top of step z, as are pv and vv.
-  const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
-  float4 q[2 * R + 1];
-  float4 pv = zero, vv = zero;
-  {
-    const float* c0 = cur + (zb - R) * sz + own;
-#pragma unroll
-    for (int i = 0; i < 2 * R + Ahead; ++i) q[i] = own_ok ? cuda::ld_ro4(c0 + i * sz) : zero;
-    if (Ahead && own_ok) {
-      pv = cuda::ld_stream4(prev + zb * sz + own);
-      vv = cuda::ld_ro4(vdt2 + zb * sz + own);
-    }
-    const float* pl = cur + zb * sz;
-#pragma unroll
-    for (int s = 0; s < S::kSlots; ++s)
-      if (hok[s]) *reinterpret_cast<float4*>(&tile[0][0][0] + hsm[s]) = cuda::ld_ro4(pl + hoff[s]);
-    *reinterpret_cast<float4*>(&tile[0][ty + R][S::kRP + 4 * tx]) = q[R];
-  }
-  __syncthreads();
-
-  int buf = 0;
-  for (int z = zb; z < ze; ++z) {
-    // All of this step's global loads first, so that they are in flight together.
-    const bool more = z + 1 < ze;
-    const int64_t plane = z * sz;
-    float4 hn[S::kSlots];
-    float4 nq = zero, np = zero, nv = zero;
-    if (Ahead) {
-      if (more && own_ok) {
-        nq = cuda::ld_ro4(cur + plane + (R + 1) * sz + own);
-        np = cuda::ld_stream4(prev + plane + sz + own);
-        nv = cuda::ld_ro4(vdt2 + plane + sz + own);
-      }
-    } else if (own_ok) {
-      q[2 * R] = cuda::ld_ro4(cur + plane + R * sz + own);
-      pv = cuda::ld_stream4(prev + plane + own);
-      vv = cuda::ld_ro4(vdt2 + plane + own);
-    }
-#pragma unroll
-    for (int s = 0; s < S::kSlots; ++s)
-      hn[s] = more && hok[s] ? cuda::ld_ro4(cur + plane + sz + hoff[s]) : zero;
-
-    // x neighbours: kRP floats each side of the own 4, from the shared row.
-    float xs[4 + 2 * S::kRP];
-    cuda::x_row4<S::kRP>(xs, &tile[buf][ty + R][0], tx, q[R]);
-
-    float lap[4];
-    cuda::laplacian4<R, S::kRP>(lap, p.w, q, xs, &tile[buf][ty + R][S::kRP + 4 * tx], S::kW);
-
-    if (mask) {
-      const float4 o = cuda::leapfrog4(p.sponge, z, gxy, q[R], pv, vv, lap);
-      cuda::store4(next + plane + own, o, mask);
-    }
-
-    if (more) {
-      float* nt = &tile[buf ^ 1][0][0];
-      *reinterpret_cast<float4*>(nt + (ty + R) * S::kW + S::kRP + 4 * tx) = q[R + 1];
-#pragma unroll
-      for (int s = 0; s < S::kSlots; ++s)
-        if (hok[s]) *reinterpret_cast<float4*>(nt + hsm[s]) = hn[s];
-    }
-    __syncthreads();
-#pragma unroll
-    for (int i = 0; i < 2 * R; ++i) q[i] = q[i + 1];
-    if (Ahead) {
-      q[2 * R] = nq;
-      pv = np;
-      vv = nv;
-    }
-    buf ^= 1;
-  }
-}
-
-// The same z-march with the plane loads as cp.async (16-byte LDGSTS) into a ring of kStages
-// shared-memory stages, kAhead planes ahead: the bytes in flight no longer need registers, so
-// more of them are in flight per SM with fewer registers per thread. Per stage: the centre
-// plane's halo ring (its own cells are stored from the queue), and the own cells of cur at
-// z+R, of prev and of (v dt)^2, which each thread reads back itself (no barrier needed).
-constexpr int kAhead = 2;
-constexpr int kStages = kAhead + 1;
-
-template <int R>
-struct AsyncSmem {
-  using S = RqShape<R>;
-  float halo[kStages][S::kH][S::kW];
-  float own[kStages][S::kTY][S::kTX];  // cur at z + R
-  float prv[kStages][S::kTY][S::kTX];
-  float vel[kStages][S::kTY][S::kTX];
-};
-
-// kDiag: the kernel also reduces the diagnostics of cur (the field it reads; its own cells are
-// in the register queue anyway) over the region into acc: no extra bytes, a few flops per cell
-// and one block reduction at the end.
-template <int R, int MinBlocks, bool kDiag>
-__global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
-    acoustic_smem_regqueue_async_kernel(const RqParams<R> p, const float* prev,
-                                        const float* __restrict__ cur, float* next,
-                                        const float* __restrict__ vdt2, cuda::DiagAccum* acc) {
-  using S = RqShape<R>;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  AsyncSmem<R>& sm = *reinterpret_cast<AsyncSmem<R>*>(smem_raw);
-
-  const int t = threadIdx.x;
-  const int tx = t % S::kTX4, ty = t / S::kTX4;
-  const int bx = blockIdx.x % p.tiles_x, by = blockIdx.x / p.tiles_x;
-  const int x0 = p.x_base + bx * S::kTX;
-  const int y0 = p.begin[1] + by * S::kTY;
-  const int zb = p.begin[0] + blockIdx.y * p.zchunk;
-  const int ze = min(zb + p.zchunk, p.end[0]);
-  const int64_t sz = p.l.sz;
-  const int sy = static_cast<int>(p.l.sy);
-
-  const int gx = x0 + 4 * tx, gy = y0 + ty;
-  const bool own_ok = gy < p.l.ny && gx < p.l.nx;
-  const int own = gy * sy + gx;
-  int mask = 0;
-#pragma unroll
-  for (int l = 0; l < 4; ++l)
-    if (gy < p.end[1] && gx + l >= p.begin[2] && gx + l < p.end[2]) mask |= 1 << l;
-
-  int hsm[S::kSlots], hoff[S::kSlots];
-  bool hok[S::kSlots];
-#pragma unroll
-  for (int s = 0; s < S::kSlots; ++s) {
-    int j = t + s * S::kThreads, row = 0, col = 0;
-    hok[s] = j < S::kHalo4;
-    if (j < R * S::kW4) {
-      row = j / S::kW4;
-      col = j % S::kW4;
-    } else if (j < 2 * R * S::kW4) {
-      j -= R * S::kW4;
-      row = R + S::kTY + j / S::kW4;
-      col = j % S::kW4;
-    } else {
-      j -= 2 * R * S::kW4;
-      constexpr int side = S::kRP / 4;
-      row = R + j / (2 * side);
-      const int c = j % (2 * side);
-      col = c < side ? c : S::kTX4 + c;
-    }
-    const int hy = y0 - R + row, hx = x0 - S::kRP + 4 * col;
-    hok[s] = hok[s] && hy < p.l.ny && hx >= 0 && hx < p.l.nx;
-    hsm[s] = row * S::kW + 4 * col;
-    hoff[s] = hok[s] ? hy * sy + hx : 0;
-  }
-  float gxy[4] = {0, 0, 0, 0};
-  if (p.sponge.on) {
-    const float g_y = cuda::sponge_axis(p.sponge, 1, gy);
-#pragma unroll
-    for (int l = 0; l < 4; ++l) gxy[l] = g_y + cuda::sponge_axis(p.sponge, 2, gx + l);
-  }
-  const int own_sm = ty * S::kTX + 4 * tx;
-
-  // Issues the copies of plane z into stage st and commits them as one group (an empty group
-  // past the chunk's end, so that the group count per step stays uniform).
-  auto issue = [&](int z, int st) {
-    if (z < ze) {
-      const int64_t pl = z * sz;
-#pragma unroll
-      for (int s = 0; s < S::kSlots; ++s)
-        if (hok[s]) cuda::cp_async16(&sm.halo[st][0][0] + hsm[s], cur + pl + hoff[s]);
-      if (own_ok) {
-        cuda::cp_async16(&sm.own[st][0][0] + own_sm, cur + pl + R * sz + own);
-        cuda::cp_async16(&sm.prv[st][0][0] + own_sm, prev + pl + own);
-        cuda::cp_async16(&sm.vel[st][0][0] + own_sm, vdt2 + pl + own);
-      }
-    }
-    cuda::cp_async_commit();
-  };
-
-  const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
-  float4 q[2 * R + 1];
-  {
-    const float* c0 = cur + (zb - R) * sz + own;
-#pragma unroll
-    for (int i = 0; i < 2 * R; ++i) q[i] = own_ok ? cuda::ld_ro4(c0 + i * sz) : zero;
-  }
-#pragma unroll
-  for (int d = 0; d < kAhead; ++d) issue(zb + d, d);
-  *reinterpret_cast<float4*>(&sm.halo[0][ty + R][S::kRP + 4 * tx]) = q[R];
-
-  cuda::DiagPartial diag;
-  int st = 0;  // stage of plane z
-  for (int z = zb; z < ze; ++z) {
-    cuda::cp_async_wait<kAhead - 1>();  // this thread's copies of plane z have landed
-    __syncthreads();                    // everyone's have, and stage st + kAhead is free again
-    issue(z + kAhead, st + kAhead >= kStages ? st + kAhead - kStages : st + kAhead);
-
-    q[2 * R] = *reinterpret_cast<const float4*>(&sm.own[st][0][0] + own_sm);
-    const float4 pv = *reinterpret_cast<const float4*>(&sm.prv[st][0][0] + own_sm);
-    const float4 vv = *reinterpret_cast<const float4*>(&sm.vel[st][0][0] + own_sm);
-
-    float xs[4 + 2 * S::kRP];
-    cuda::x_row4<S::kRP>(xs, &sm.halo[st][ty + R][0], tx, q[R]);
-    float lap[4];
-    cuda::laplacian4<R, S::kRP>(lap, p.w, q, xs, &sm.halo[st][ty + R][S::kRP + 4 * tx], S::kW);
-    if (mask) {
-      const float4 o = cuda::leapfrog4(p.sponge, z, gxy, q[R], pv, vv, lap);
-      cuda::store4(next + z * sz + own, o, mask);
-      if constexpr (kDiag) diag.add4(q[R], mask, z * sz + own, acc);
-    }
-    st = st + 1 == kStages ? 0 : st + 1;
-    // Own cells of plane z+1 into its stage (its halo copies target other addresses).
-    *reinterpret_cast<float4*>(&sm.halo[st][ty + R][S::kRP + 4 * tx]) = q[R + 1];
-#pragma unroll
-    for (int i = 0; i < 2 * R; ++i) q[i] = q[i + 1];
-  }
-  cuda::cp_async_wait<0>();
-  if constexpr (kDiag) cuda::block_commit<S::kThreads>(diag, acc);
-}
-
-}  // namespace
-
-template <int R>
-void launch_acoustic_smem_regqueue(const StepSpec& s, const AcousticFields& f, void* stream) {
-  using S = RqShape<R>;
-  for (const void* ptr : {static_cast<const void*>(f.prev), static_cast<const void*>(f.cur),
-                          static_cast<const void*>(f.next), static_cast<const void*>(f.vdt2)})
-    if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
-      throw std::invalid_argument("smem_regqueue: field pointers must be 16-byte aligned");
-  RqParams<R> p{};
-  p.l = s.layout;
-  for (int a = 0; a < 3; ++a) {
-    p.begin[a] = s.begin[a];
-    p.end[a] = s.end[a];
-  }
-  p.x_base = s.begin[2] / 32 * 32;
-  p.tiles_x = (s.end[2] - p.x_base + S::kTX - 1) / S::kTX;
-  const int tiles_y = (s.end[1] - s.begin[1] + S::kTY - 1) / S::kTY;
-  const int nzu = s.end[0] - s.begin[0];
-  // Tuning knob for bench sweeps (not a user setting): SEISFD_SMEM_REGQUEUE_CONFIG =
-  // a<Ahead>b<MinBlocks> (register-staged loads: a0b3, a0b2, a1b2; a0b3 for R <= 4 only) or
-  // async<MinBlocks> (cp.async ring: async2, async3).
-  static const std::string config = [] {
-    const char* e = std::getenv("SEISFD_SMEM_REGQUEUE_CONFIG");
-    return std::string(e ? e : S::kDefaultConfig);
-  }();
-  // Diagnostics are fused into the default (async2) kernel; the other configurations run the
-  // separate reduction before the update.
-  bool fused = false;
-  const void* kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_kernel<R, 2, 0>);
-  size_t smem = 0;
-  if constexpr (R <= 4) {
-    if (config == "a0b3")
-      kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_kernel<R, 3, 0>);
-    if (config == "async3") {
-      kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_async_kernel<R, 3, false>);
-      smem = sizeof(AsyncSmem<R>);
-    }
-  }
-  if (config == "a1b2")
-    kernel = reinterpret_cast<const void*>(&acoustic_smem_regqueue_kernel<R, 2, 1>);
-  if (config == "async2") {
-    fused = f.diag != nullptr;
-    kernel = fused
-                 ? reinterpret_cast<const void*>(&acoustic_smem_regqueue_async_kernel<R, 2, true>)
-                 : reinterpret_cast<const void*>(&acoustic_smem_regqueue_async_kernel<R, 2, false>);
-    smem = sizeof(AsyncSmem<R>);
-  }
-  if (f.diag && !fused)
-    cuda::launch_diagnostics(f.cur, s, f.diag, static_cast<cudaStream_t>(stream));
-  // Resident blocks per kernel (the z-chunk plan depends on them); set up once per kernel.
-  static std::mutex mu;
-  static std::map<const void*, int> slots_of;
-  std::lock_guard<std::mutex> lock(mu);
-  if (!slots_of.count(kernel)) {
-    if (smem > 0)
-      CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                      static_cast<int>(smem)));
-    slots_of[kernel] = cuda::resident_blocks(kernel, S::kThreads, smem);
-  }
-  const int slots = slots_of[kernel];
-  // Warm-up of a chunk: 2R+1 own-cell loads (a quarter of a step's traffic each) and a barrier.
-  p.zchunk = cuda::plan_z_chunk(p.tiles_x * tiles_y, nzu, slots, 0.25 * (2 * R + 1) + 1);
-  p.w = cuda::StencilWeights<R>::from(s);
-  p.sponge = cuda::SpongeParams::from(s);
-  const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
-  const float* prev = f.prev;
-  const float* cur = f.cur;
-  float* next = f.next;
-  const float* vdt2 = f.vdt2;
-  cuda::DiagAccum* acc = f.diag;
-  void* args_async[] = {&p, &prev, &cur, &next, &vdt2, &acc};
-  void* args_staged[] = {&p, &prev, &cur, &next, &vdt2};
-  void** args = smem > 0 ? args_async : args_staged;
-  CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), args, smem,
-                              static_cast<cudaStream_t>(stream)));
-  CUDA_CHECK_LAUNCH();
+void launch_acoustic_smem_regqueue(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
+  cuda::smem_regqueue::launch<R, Policy<R>>(s, a, ctx);
 }
 
 std::string can_implement_acoustic_smem_regqueue(const StepSpec& s, int) {
@@ -419,13 +24,23 @@ std::string can_implement_acoustic_smem_regqueue(const StepSpec& s, int) {
   return why;
 }
 
-template void launch_acoustic_smem_regqueue<1>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_regqueue<2>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_regqueue<3>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_regqueue<4>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_regqueue<5>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_regqueue<6>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_regqueue<7>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_regqueue<8>(const StepSpec&, const AcousticFields&, void*);
+}  // namespace
+
+void register_acoustic_smem_regqueue(std::vector<KernelVariant>& t) {
+  cuda::for_each_radius([&](auto r) {
+    constexpr int R = decltype(r)::value;
+    KernelVariant v = cuda::variant_entry(
+        Physics::kAcoustic, R, "smem_regqueue",
+        "z-marching: 64x16 xy tile in shared memory, z neighbours in a register queue, planes "
+        "loaded 2 ahead by 16-byte cp.async into a shared-memory ring");
+    v.min_compute_capability = 70;
+    v.can_implement = &can_implement_acoustic_smem_regqueue;
+    // The acoustic update is its own transpose (after the engine's substitution).
+    v.forward = v.transposed = &launch_acoustic_smem_regqueue<R>;
+    v.fuses_diagnostics = Policy<R>::kFusesDiagnostics;
+    v.preference = cuda::tuning::kPreferenceSmemRegqueue;
+    t.push_back(v);
+  });
+}
 
 }  // namespace seisfd

@@ -1,9 +1,15 @@
-#include "kernels/cuda/acoustic_smem_tile.hpp"
-
+// acoustic/oN/smem_tile: a 32 x 8 xy tile with its halo in shared memory per plane (x and y
+// neighbours from shared memory), z neighbours read from global memory through L1/L2; each
+// block walks a few planes. Scalar accesses, so any x alignment and row padding works.
 #include <cuda_runtime.h>
 
+#include <string>
+#include <vector>
+
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/register_helpers.hpp"
 #include "kernels/cuda/stencil_common.cuh"
+#include "kernels/cuda/tuning.hpp"
 
 namespace seisfd {
 namespace {
@@ -62,23 +68,21 @@ __global__ void __launch_bounds__(kTX* kTY)
   }
 }
 
-}  // namespace
-
 template <int R>
-void launch_acoustic_smem_tile(const StepSpec& s, const AcousticFields& f, void* stream) {
+void launch_acoustic_smem_tile(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   TileParams<R> p{};
   p.l = s.layout;
-  for (int a = 0; a < 3; ++a) {
-    p.begin[a] = s.begin[a];
-    p.end[a] = s.end[a];
+  for (int ax = 0; ax < 3; ++ax) {
+    p.begin[ax] = s.begin[ax];
+    p.end[ax] = s.end[ax];
   }
   p.w = cuda::StencilWeights<R>::from(s);
   p.sponge = cuda::SpongeParams::from(s);
   const dim3 block(kTX, kTY);
   const dim3 grid((s.end[2] - s.begin[2] + kTX - 1) / kTX, (s.end[1] - s.begin[1] + kTY - 1) / kTY,
                   (s.end[0] - s.begin[0] + kTZ - 1) / kTZ);
-  acoustic_smem_tile_kernel<R>
-      <<<grid, block, 0, static_cast<cudaStream_t>(stream)>>>(p, f.prev, f.cur, f.next, f.vdt2);
+  acoustic_smem_tile_kernel<R><<<grid, block, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
+      p, a.prev[0], a.cur[0], a.next[0], a.medium[kVdt2]);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -91,13 +95,21 @@ std::string can_implement_acoustic_smem_tile(const StepSpec& s, int) {
   return why;
 }
 
-template void launch_acoustic_smem_tile<1>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_tile<2>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_tile<3>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_tile<4>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_tile<5>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_tile<6>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_tile<7>(const StepSpec&, const AcousticFields&, void*);
-template void launch_acoustic_smem_tile<8>(const StepSpec&, const AcousticFields&, void*);
+}  // namespace
+
+void register_acoustic_smem_tile(std::vector<KernelVariant>& t) {
+  cuda::for_each_radius([&](auto r) {
+    constexpr int R = decltype(r)::value;
+    KernelVariant v = cuda::variant_entry(Physics::kAcoustic, R, "smem_tile",
+                                          "32x8 xy tile with halo in shared memory per plane, z "
+                                          "neighbours from global memory, scalar accesses");
+    v.min_compute_capability = 70;
+    v.can_implement = &can_implement_acoustic_smem_tile;
+    // The acoustic update is its own transpose (after the engine's substitution).
+    v.forward = v.transposed = &launch_acoustic_smem_tile<R>;
+    v.preference = cuda::tuning::kPreferenceSmemTile;
+    t.push_back(v);
+  });
+}
 
 }  // namespace seisfd

@@ -1,9 +1,64 @@
-// Device-side pieces shared by the naive VTI and TTI kernels (aniso_naive.hpp).
+// vti/oN/naive and tti/oN/naive: one thread per cell, every neighbour from global memory; the
+// correctness baseline and the throughput floor for the anisotropic physics. The arithmetic is
+// that of kernels/reference/anisotropic.hpp (the VTI fast path; TTI with the symmetric narrow
+// diagonal terms and the first-derivative cross terms through the g intermediates). This header:
+// what vti_naive.cu and tti_naive.cu share.
+// The transposed update of apply_adjoint (docs/physics.md §7): the stencils act on X = E p + D q
+// and Y = D p + q (launch_transposed_inputs: zero outside the updated region, mirrored above a
+// free surface), fp = H_0 X, fq = H_z Y, and the leapfrog advances p and q.
 #pragma once
+#include <cuda_runtime.h>
+
+#include <string>
+
 #include "kernels/cuda/sponge.cuh"
+#include "kernels/registry.hpp"
 #include "kernels/step_spec.hpp"
 
 namespace seisfd::cuda {
+
+// The kernels' view of one update (by value in their parameters). The next fields may alias the
+// previous ones. E = 1 + 2 eps, D = sqrt(1 + 2 delta); TTI only: n, the symmetry axis (z, y, x
+// components, reflected in the mirror rows above a free surface), and g, scratch for the
+// cross-term intermediates of p (g[0..2]) and q (g[3..5]).
+struct AnisoFields {
+  const float* p_prev = nullptr;
+  const float* p_cur = nullptr;
+  float* p_next = nullptr;
+  const float* q_prev = nullptr;
+  const float* q_cur = nullptr;
+  float* q_next = nullptr;
+  const float* vdt2 = nullptr;
+  const float* E = nullptr;
+  const float* D = nullptr;
+  const float* n[3] = {nullptr, nullptr, nullptr};
+  float* g[6] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+
+  // Everything but g (the caller's scratch layout decides where g lives).
+  static AnisoFields from(const UpdateArgs& a) {
+    AnisoFields f;
+    f.p_prev = a.prev[0];
+    f.p_cur = a.cur[0];
+    f.p_next = a.next[0];
+    f.q_prev = a.prev[1];
+    f.q_cur = a.cur[1];
+    f.q_next = a.next[1];
+    f.vdt2 = a.medium[kVdt2];
+    f.E = a.medium[kE];
+    f.D = a.medium[kD];
+    for (int k = 0; k < 3; ++k) f.n[k] = a.medium[kAxisZ + k];
+    return f;
+  }
+};
+
+// Defined in vti_naive.cu, used by both files. CPML specs are accepted: its boundary kernels
+// (kernels/cuda/cpml.cu) run around the update.
+std::string can_implement_aniso_naive(const StepSpec& spec, int compute_capability);
+// X = E p + D q, Y = D p + q of the current levels over the updated region (X and Y are zero
+// elsewhere: the engine zero-fills scratch at allocation), then with spec.free_surface their
+// odd mirror above the surface, as for p and q.
+void launch_transposed_inputs(const StepSpec& spec, const UpdateArgs& args, float* X, float* Y,
+                              cudaStream_t stream);
 
 template <int R>
 struct AnisoParams {

@@ -10,7 +10,9 @@
 
 #include <unistd.h>
 
-#include "kernels/kernel_bench.hpp"
+#include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda/device_guard.hpp"
+#include "kernels/cuda/timing.hpp"
 
 namespace seisfd::cuda {
 namespace {
@@ -28,11 +30,11 @@ std::string cache_path() {
 
 // device, physics, order, computational shape (z y x) and the candidates' names: a new
 // variant in the build, or one that stops being runnable, measures again.
-std::string cache_key(const std::string& device, const std::string& physics, int order,
-                      const StepSpec& spec, const std::vector<const KernelVariant*>& cands) {
+std::string cache_key(const std::string& device, Physics physics, int order, const StepSpec& spec,
+                      const std::vector<const KernelVariant*>& cands) {
   std::ostringstream k;
-  k << "hash+zero\t" << device << '\t' << physics << '\t' << order << '\t' << spec.layout.nz << 'x'
-    << spec.layout.ny << 'x' << spec.layout.nx << '\t';
+  k << "hash+zero\t" << device << '\t' << to_string(physics) << '\t' << order << '\t'
+    << spec.layout.nz << 'x' << spec.layout.ny << 'x' << spec.layout.nx << '\t';
   for (size_t i = 0; i < cands.size(); ++i) k << (i ? "," : "") << cands[i]->name;
   return k.str();
 }
@@ -104,8 +106,9 @@ const KernelVariant* by_name(const std::vector<const KernelVariant*>& cands,
 
 }  // namespace
 
-VariantChoice choose_variant(const std::string& requested, const std::string& physics, int order,
-                             const StepSpec& spec, const std::string& device_name, int cc) {
+VariantChoice choose_variant(const std::string& requested, Physics physics, int order,
+                             const StepSpec& spec, int device, const std::string& device_name,
+                             int cc) {
   VariantChoice c;
   if (requested != "auto") {
     c.variant = &resolve_variant(requested, physics, order, spec, cc);
@@ -147,12 +150,15 @@ VariantChoice choose_variant(const std::string& requested, const std::string& ph
   // mean of the two times.
   const double cells = static_cast<double>(spec.layout.cells());
   const int steps = static_cast<int>(std::clamp(2e9 / cells, 10.0, 200.0));
+  const DeviceGuard guard(device);
+  const Stream stream;
+  const ExecContext ctx{device, stream.get()};
   double best = -1;
   for (const KernelVariant* v : cands) {
     double g = 0;
     try {
-      const double ms = 0.5 * (bench::time_variant(*v, spec, steps, 3, 2, false).median_ms +
-                               bench::time_variant(*v, spec, steps, 3, 2, true).median_ms);
+      const double ms = 0.5 * (time_update(*v, spec, steps, 3, 2, false, ctx).median_ms +
+                               time_update(*v, spec, steps, 3, 2, true, ctx).median_ms);
       g = ms > 0 ? cells / (ms * 1e-3) / 1e9 : 0;
     } catch (const std::runtime_error&) {
       g = 0;  // a launch the device refuses (a cluster or TMA feature): not a candidate
@@ -164,8 +170,9 @@ VariantChoice choose_variant(const std::string& requested, const std::string& ph
     }
   }
   if (best <= 0)
-    throw std::runtime_error("kernel.variant = auto: no candidate ran for " + physics + " order " +
-                             std::to_string(order) + " on " + device_name);
+    throw std::runtime_error("kernel.variant = auto: no candidate ran for " +
+                             std::string(to_string(physics)) + " order " + std::to_string(order) +
+                             " on " + device_name);
   c.how = "measured";
   if (!path.empty() && write_cache(path, key, c.gcells)) c.how += ", cached in " + path;
   return c;

@@ -1,5 +1,5 @@
 // kernel.variant = "auto": the fastest runnable variant for the physics, order, grid shape and
-// device, measured with the benchmark's timing (kernel_bench.hpp: device events, in-place
+// device, measured with the benchmark's timing (timing.hpp: device events, in-place
 // rotation) on hashed and on all-zero wavefields (the two ends of a run from a point source;
 // ranked by the mean time), and cached, so a run on the same device and shape measures nothing.
 //
@@ -25,10 +25,12 @@ struct VariantChoice {
   std::vector<std::pair<std::string, double>> gcells;  // per candidate, where measured or cached
 };
 
-// Resolves `requested` (a name or "auto") on the current device, whose name and compute
-// capability are given. Throws std::invalid_argument as resolve_variant does.
-VariantChoice choose_variant(const std::string& requested, const std::string& physics, int order,
-                             const StepSpec& spec, const std::string& device_name, int cc);
+// Resolves `requested` (a name or "auto") on `device`, whose name and compute capability are
+// given (measuring on a stream of its own there). Throws std::invalid_argument as
+// resolve_variant does.
+VariantChoice choose_variant(const std::string& requested, Physics physics, int order,
+                             const StepSpec& spec, int device, const std::string& device_name,
+                             int cc);
 
 // "measured: a 181.2, b 179.9 Gcells/s" and the like, for the run report.
 std::string describe(const VariantChoice& c);

@@ -80,7 +80,16 @@ class DeviceBuffer {
 
 class Stream {
  public:
+  // On the current device, or on `device` (the current device is left as it was).
   Stream() { CUDA_CHECK(cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking)); }
+  explicit Stream(int device) {
+    int previous = 0;
+    CUDA_CHECK(cudaGetDevice(&previous));
+    if (previous != device) CUDA_CHECK(cudaSetDevice(device));
+    const cudaError_t e = cudaStreamCreateWithFlags(&s_, cudaStreamNonBlocking);
+    if (previous != device) cudaSetDevice(previous);
+    CUDA_CHECK(e);
+  }
   ~Stream() {
     if (s_) cudaStreamDestroy(s_);
   }

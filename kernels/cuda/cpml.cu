@@ -158,11 +158,6 @@ CpmlBoundary::CpmlBoundary(const StepSpec& spec, cudaStream_t s) : spec_(spec) {
       on_[ax] = false;
       continue;
     }
-    const size_t n = static_cast<size_t>(slab_[ax].size());
-    psi_[ax] = DeviceBuffer<float>(n);
-    zeta_[ax] = DeviceBuffer<float>(n);
-    CUDA_CHECK(cudaMemsetAsync(psi_[ax].get(), 0, psi_[ax].bytes(), s));
-    CUDA_CHECK(cudaMemsetAsync(zeta_[ax].get(), 0, zeta_[ax].bytes(), s));
     std::vector<double> a, b;
     cpml_profile(spec, ax, a, b);
     a_[ax] = DeviceBuffer<float>(a.size());
@@ -173,37 +168,25 @@ CpmlBoundary::CpmlBoundary(const StepSpec& spec, cudaStream_t s) : spec_(spec) {
   CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-void CpmlBoundary::launch_psi(const float* cur, cudaStream_t st) {
-  const float* src[3] = {cur, cur, cur};
-  launch_psi(src, st);
-}
-
-void CpmlBoundary::launch_psi(const float* const src[3], cudaStream_t st) {
+void CpmlBoundary::launch_psi(const CpmlMemory& m, const float* const src[3],
+                              cudaStream_t st) const {
   for (int ax = 0; ax < 3; ++ax) {
     if (!on_[ax]) continue;
-    kPsi[spec_.radius](spec_, slab_[ax], a_[ax].get(), b_[ax].get(), src[ax], psi_[ax].get(), st);
+    kPsi[spec_.radius](spec_, slab_[ax], a_[ax].get(), b_[ax].get(), src[ax], m.psi[ax], st);
   }
 }
 
-void CpmlBoundary::launch_correct(const float* cur, const float* vdt2, float* next,
-                                  cudaStream_t st) {
+void CpmlBoundary::launch_correct(const CpmlMemory& m, const float* const src[3], const float* vdt2,
+                                  float* next_a, const float* const wa[3], float* next_b,
+                                  const float* const wb[3], cudaStream_t st) const {
   // One axis after another: a cell in two layers gets both corrections, in a fixed order.
   for (int ax = 0; ax < 3; ++ax) {
     if (!on_[ax]) continue;
-    kCorrect[spec_.radius](spec_, slab_[ax], a_[ax].get(), b_[ax].get(), cur, psi_[ax].get(),
-                           zeta_[ax].get(), vdt2, next, CoupledTargets{}, st);
-  }
-}
-
-void CpmlBoundary::launch_correct(const float* const src[3], const float* vdt2, float* next_a,
-                                  const float* const wa[3], float* next_b, const float* const wb[3],
-                                  cudaStream_t st) {
-  if (!next_b) throw std::invalid_argument("cpml: the coupled correction needs two fields");
-  for (int ax = 0; ax < 3; ++ax) {
-    if (!on_[ax]) continue;
-    const CoupledTargets t{wa[ax], next_b, wb[ax]};
-    kCorrect[spec_.radius](spec_, slab_[ax], a_[ax].get(), b_[ax].get(), src[ax], psi_[ax].get(),
-                           zeta_[ax].get(), vdt2, next_a, t, st);
+    if (!next_b && wa[ax])
+      throw std::invalid_argument("cpml: a weighted correction of one field is not implemented");
+    const CoupledTargets t = next_b ? CoupledTargets{wa[ax], next_b, wb[ax]} : CoupledTargets{};
+    kCorrect[spec_.radius](spec_, slab_[ax], a_[ax].get(), b_[ax].get(), src[ax], m.psi[ax],
+                           m.zeta[ax], vdt2, next_a, t, st);
   }
 }
 

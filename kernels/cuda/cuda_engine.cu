@@ -1,11 +1,14 @@
-// The CUDA WaveEngine: two wavefield buffers rotated in place, the model as (v dt)^2, the
-// selected registry variant for the update, and the field_ops kernels around it.
+// The CUDA Engine, one for every physics: the medium's coefficients on the device, the selected
+// registry variant for the update (its forward or its transposed launch), the CPML profile, the
+// scratch the variant needs, and the field_ops kernels around them, all on one stream of one
+// device. The step sequence is the one every backend runs (docs/architecture.md §3).
 //
 // Chunks of steps run as CUDA graphs: the launches of L steps are captured once and replayed
 // for every chunk of that length. The step number lives in a device counter that the
-// injection and recording kernels read and the chunk advances, and a graph is kept for each
-// of the two buffer roles (after an odd chunk prev and cur swap), so nothing is re-captured
-// as the loop goes on.
+// injection and recording kernels read and the chunk advances; a graph records the raw
+// addresses of the buffers it was captured with, so one is kept per state (by its id and the
+// parity of its levels: after an odd chunk prev and cur swap), direction, sources and
+// receivers, and nothing is re-captured as the loop goes on.
 //
 // Diagnostics: the diagnostics of field m (set_diagnostics_every) are reduced inside the chunk
 // that runs step m, by its update kernel where the variant fuses them (it reads field m anyway)
@@ -17,14 +20,16 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 
 #include "kernels/cuda/buffer.hpp"
 #include "kernels/cuda/cpml.hpp"
+#include "kernels/cuda/cuda_state.hpp"
+#include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda/diag_queue.hpp"
 #include "kernels/cuda/engine_setup.hpp"
 #include "kernels/cuda/field_ops.hpp"
@@ -34,99 +39,90 @@
 namespace seisfd {
 namespace {
 
+using cuda::CudaReceivers;
+using cuda::CudaSources;
+using cuda::CudaState;
 using cuda::DeviceBuffer;
 
-class CudaEngine final : public WaveEngine {
+class CudaEngine final : public Engine {
  public:
-  // `compress`: the wavefields and (v dt)^2 in compressible memory (want_compression()).
-  CudaEngine(const StepSpec& spec, const std::vector<float>& velocity, double dt,
-             const KernelVariant& variant, int device, bool compress)
-      : spec_(spec), variant_(variant), device_(device) {
-    CUDA_CHECK(cudaSetDevice(device));
-    const size_t n = static_cast<size_t>(spec.layout.size());
-    std::vector<float> vdt2(n);
-    for (size_t i = 0; i < n; ++i) vdt2[i] = static_cast<float>(vdt_squared(velocity[i], dt));
-    vdt2_host_ = vdt2;
-    vdt2_ = DeviceBuffer<float>(n, compress, device);
-    prev_ = DeviceBuffer<float>(n, compress, device);
-    cur_ = DeviceBuffer<float>(n, compress, device);
-    compressed_ = compress && prev_.compressed() && cur_.compressed();
-    vdt2_.upload(vdt2, stream_.get());
-    prev_.zero(stream_.get());
-    cur_.zero(stream_.get());
-    step_ = DeviceBuffer<int>(1);
-    cuda::launch_set_step(step_.get(), 0, stream_.get());
-    queue_ = std::make_unique<cuda::DiagQueue>(stream_.get());
-    if (spec.cpml_on()) {
-      if (spec.sponge_on())
-        throw std::invalid_argument("cuda engine: CPML and sponge damping on the same layers");
-      cpml_ = std::make_unique<cuda::CpmlBoundary>(spec, stream_.get());
+  // `compress`: the medium, the states and the scratch in compressible memory.
+  CudaEngine(const StepSpec& spec, const Medium& m, double dt, const KernelVariant& variant,
+             const CudaEngineOptions& o, bool compress)
+      : spec_(spec),
+        physics_(m.physics),
+        fields_(traits(m.physics).fields),
+        variant_(variant),
+        device_(o.device),
+        compress_(compress),
+        use_graphs_(o.graphs),
+        fuse_diagnostics_(o.fused_diagnostics),
+        stream_(o.device) {
+    const cuda::DeviceGuard guard(device_);
+    check_medium(m, spec, std::string("cuda engine (") + to_string(m.physics) + "): ");
+    std::vector<float> coef[kMaxMediumArrays];
+    medium_coefficients(m, spec, dt, coef);
+    for (int k = 0; k < traits(physics_).medium_arrays; ++k) {
+      medium_[k] = DeviceBuffer<float>(coef[k].size(), compress_, device_);
+      medium_[k].upload(coef[k], stream());
     }
-    stream_.synchronize();
+    compressed_ = compress_ && medium_[kVdt2].compressed();
+    vdt2_host_ = std::move(coef[kVdt2]);
+    ensure_scratch(variant_.scratch_arrays);
+    step_ = DeviceBuffer<int>(1);
+    cuda::launch_set_step(step_.get(), 0, stream());
+    queue_ = std::make_unique<cuda::DiagQueue>(stream());
+    if (spec.cpml_on()) cpml_ = std::make_unique<cuda::CpmlBoundary>(spec, stream());
+    stream_.synchronize();  // the uploads' sources go when we return
   }
 
   ~CudaEngine() override {
-    cudaStreamSynchronize(stream_.get());  // destructors never throw
+    const cuda::DeviceGuard guard(device_);
+    cudaStreamSynchronize(stream());  // destructors never throw
     for (auto& [key, exec] : graphs_) cudaGraphExecDestroy(exec);
   }
 
   std::string name() const override { return "cuda:" + variant_.name; }
+  Physics physics() const override { return physics_; }
   const StepSpec& spec() const override { return spec_; }
 
-  void set_injection(const SparsePoints& pts, const std::vector<double>& traces, int nt) override {
-    drop_graphs();  // they hold the old buffers' addresses
-    // Group CSR entries by target cell so that one thread owns each cell.
-    std::map<int64_t, std::vector<std::pair<int, float>>> by_cell;
-    for (int p = 0; p < pts.count(); ++p)
-      for (int64_t k = pts.offset[p]; k < pts.offset[p + 1]; ++k) {
-        const int64_t i = pts.index[k];
-        by_cell[i].push_back(
-            {p, static_cast<float>(pts.weight[k] * injection_factor(spec_, i, vdt2_host_[i]))});
-      }
-    std::vector<int64_t> cell, off{0};
-    std::vector<int> point;
-    std::vector<float> coef;
-    for (const auto& [c, entries] : by_cell) {
-      cell.push_back(c);
-      for (const auto& [p, w] : entries) {
-        point.push_back(p);
-        coef.push_back(w);
-      }
-      off.push_back(static_cast<int64_t>(point.size()));
+  std::unique_ptr<WaveState> make_state() override {
+    const cuda::DeviceGuard guard(device_);
+    int64_t cells[3] = {0, 0, 0};
+    for (int ax = 0; ax < 3; ++ax) cells[ax] = cpml_ ? cpml_->slab_cells(ax) : 0;
+    return std::make_unique<CudaState>(spec_, fields_, cells, compress_, ctx(), name());
+  }
+
+  std::unique_ptr<Sources> make_sources(const SparsePoints& pts, const std::vector<double>& traces,
+                                        int nt) override {
+    if (static_cast<int64_t>(traces.size()) != static_cast<int64_t>(pts.count()) * nt)
+      throw std::invalid_argument("sources: traces size does not match points x nt");
+    const cuda::DeviceGuard guard(device_);
+    std::vector<float> coef(pts.index.size());
+    for (size_t k = 0; k < pts.index.size(); ++k) {
+      const int64_t i = pts.index[k];
+      coef[k] = static_cast<float>(pts.weight[k] * injection_factor(spec_, i, vdt2_host_[i]));
     }
-    std::vector<float> tr(traces.begin(), traces.end());
-    inj_cell_ = to_device(cell);
-    inj_off_ = to_device(off);
-    inj_point_ = to_device(point);
-    inj_coef_ = to_device(coef);
-    inj_traces_ = to_device(tr);
-    inj_ = {inj_cell_.get(),
-            inj_off_.get(),
-            inj_point_.get(),
-            inj_coef_.get(),
-            inj_traces_.get(),
-            static_cast<int>(cell.size()),
-            nt};
-    stream_.synchronize();
+    return std::make_unique<CudaSources>(pts, coef, traces, nt, stream());
   }
 
-  void set_recording(const SparsePoints& pts, int nt) override {
-    drop_graphs();
-    std::vector<float> w(pts.weight.begin(), pts.weight.end());
-    rec_off_ = to_device(pts.offset);
-    rec_index_ = to_device(pts.index);
-    rec_weight_ = to_device(w);
-    rec_out_ = DeviceBuffer<float>(static_cast<size_t>(pts.count()) * nt);
-    rec_out_.zero(stream_.get());
-    rec_ = {rec_off_.get(), rec_index_.get(), rec_weight_.get(), rec_out_.get(), pts.count(), nt};
-    stream_.synchronize();
+  std::unique_ptr<Receivers> make_receivers(const SparsePoints& pts, int nt) override {
+    const cuda::DeviceGuard guard(device_);
+    return std::make_unique<CudaReceivers>(pts, nt, ctx());
   }
 
-  void step(int n) override { steps(n, n + 1); }
-
-  void steps(int n_begin, int n_end) override {
+  void advance(WaveState& state, int n_begin, int n_end, const StepIo& io) override {
+    CudaState& s = own(state);
+    check_direction(spec_, io.direction);
+    if (io.direction == Direction::kAdjoint) {
+      if (!variant_.transposed)
+        throw std::invalid_argument("adjoint: variant " + variant_.name +
+                                    " has no transposed update");
+      ensure_scratch(variant_.transposed_scratch_arrays);
+    }
     if (n_end <= n_begin) return;
-    if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, stream_.get());
+    const cuda::DeviceGuard guard(device_);
+    if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, stream());
     // Launches of at most kPerLaunch reductions each (one accumulator each).
     const int64_t every = diagnostics_every();
     for (int n = n_begin; n < n_end;) {
@@ -134,55 +130,69 @@ class CudaEngine final : public WaveEngine {
       if (every > 0)
         end = static_cast<int>(
             std::min<int64_t>(n_end, first_due(n) + every * cuda::DiagQueue::kPerLaunch));
-      launch_chunk(n, end);
+      launch_chunk(s, n, end, io);
       n = end;
     }
     device_step_ = n_end;
+    s.set_step(n_end);
   }
 
   void set_graphs(bool on) override { use_graphs_ = on; }
   bool graphs() const override { return use_graphs_; }
 
-  void copy_field(const int lo[3], const int hi[3], const int dec[3],
-                  std::vector<float>& out) override {
-    int n[3];
-    for (int a = 0; a < 3; ++a) n[a] = (hi[a] - lo[a] + dec[a] - 1) / dec[a];
-    const size_t count = static_cast<size_t>(n[0]) * n[1] * n[2];
-    if (box_.size() < count) box_ = DeviceBuffer<float>(count);
-    cuda::launch_gather_box(cur_.get(), spec_.layout, lo, n, dec, box_.get(), stream_.get());
-    out.resize(count);
-    CUDA_CHECK(cudaMemcpyAsync(out.data(), box_.get(), count * sizeof(float),
-                               cudaMemcpyDeviceToHost, stream_.get()));
-    stream_.synchronize();
+  Diagnostics diagnostics(const WaveState& state) override {
+    const cuda::DeviceGuard guard(device_);
+    return queue_->reduce_and_wait(own(state).current(0), spec_, stream());
   }
 
-  std::vector<double> recorded() override {
-    std::vector<float> h;
-    rec_out_.download(h, stream_.get());
-    return std::vector<double>(h.begin(), h.end());
-  }
-
-  Diagnostics diagnostics() override {
-    return queue_->reduce_and_wait(cur_.get(), spec_, stream_.get());
-  }
-
-  void queue_diagnostics(int step) override {
-    queue_->reduce_now(cur_.get(), spec_, step, stream_.get());
+  void queue_diagnostics(const WaveState& state, int step) override {
+    const cuda::DeviceGuard guard(device_);
+    queue_->reduce_now(own(state).current(0), spec_, step, stream());
   }
 
   std::vector<TaggedDiagnostics> completed_diagnostics(int max_pending) override {
+    const cuda::DeviceGuard guard(device_);
     return queue_->completed(max_pending);
   }
 
-  void synchronize() override { stream_.synchronize(); }
+  void synchronize() override {
+    const cuda::DeviceGuard guard(device_);
+    stream_.synchronize();
+  }
 
   std::vector<std::pair<std::string, std::string>> details() const override { return details_; }
   void set_details(std::vector<std::pair<std::string, std::string>> d) { details_ = std::move(d); }
   bool compressed() const { return compressed_; }
 
  private:
-  // (steps, prev buffer, steps between reductions, step of the first reduction or -1)
-  using GraphKey = std::tuple<int, const float*, int, int>;
+  // (steps, state, its current p (the levels' parity), steps between reductions, step of the
+  // first reduction or -1, direction, sources, receivers)
+  using GraphKey = std::tuple<int, uint64_t, const float*, int, int, int, uint64_t, uint64_t>;
+  // Graphs of states, sources or receivers that are gone are never launched again (ids are not
+  // reused); past this many the cache starts over.
+  static constexpr size_t kMaxGraphs = 64;
+
+  cudaStream_t stream() const { return stream_.get(); }
+  ExecContext ctx() const { return {device_, stream_.get()}; }
+
+  template <class S, class C = std::conditional_t<std::is_const_v<S>, const CudaState, CudaState>>
+  C& own(S& s) const {  // S: WaveState, const or not
+    auto* c = dynamic_cast<C*>(&s);
+    if (!c || c->fields() != fields_)
+      throw std::invalid_argument("cuda engine: the state was made by another engine");
+    return *c;
+  }
+
+  // At least k zeroed layout-sized scratch arrays (variants write only where they read back).
+  void ensure_scratch(int k) {
+    const cuda::DeviceGuard guard(device_);
+    const size_t n = static_cast<size_t>(spec_.layout.size());
+    for (int i = 0; i < k && i < kMaxScratchArrays; ++i)
+      if (scratch_[i].size() == 0) {
+        scratch_[i] = DeviceBuffer<float>(n, compress_, device_);
+        scratch_[i].zero(stream());
+      }
+  }
 
   // The first field >= n whose diagnostics are due (diagnostics_every() > 0).
   int first_due(int n) const {
@@ -191,8 +201,8 @@ class CudaEngine final : public WaveEngine {
   }
 
   // Steps [n, end) as one graph, or as plain launches, with the reductions due among them.
-  void launch_chunk(int n, int end) {
-    cudaStream_t s = stream_.get();
+  void launch_chunk(CudaState& st, int n, int end, const StepIo& io) {
+    cudaStream_t s = stream();
     const int count = end - n;
     const int first = diagnostics_every() > 0 && first_due(n) < end ? first_due(n) - n : -1;
     const int every = first >= 0 ? diagnostics_every() : 0;
@@ -200,14 +210,24 @@ class CudaEngine final : public WaveEngine {
     for (int k = first; every > 0 && k < count; k += every) fields.push_back(n + k);
     queue_->make_room(static_cast<int>(fields.size()));
     if (!use_graphs_ || count < 2) {
-      enqueue(count, s, first, every);
+      enqueue(st, count, s, first, every, io);
     } else {
-      const GraphKey key{count, prev_.get(), every, first};
+      const auto* src = static_cast<const CudaSources*>(io.sources);
+      const auto* rec = static_cast<const CudaReceivers*>(io.receivers);
+      const GraphKey key{count,
+                         st.uid(),
+                         st.current(0),
+                         every,
+                         first,
+                         static_cast<int>(io.direction),
+                         src ? src->uid() : 0,
+                         rec ? rec->uid() : 0};
       auto it = graphs_.find(key);
       if (it == graphs_.end()) {
+        if (graphs_.size() >= kMaxGraphs) drop_graphs();
         cudaGraph_t g;
         CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-        enqueue(count, s, first, every);  // recorded, not run; leaves the roles as after the chunk
+        enqueue(st, count, s, first, every, io);  // recorded, not run; leaves the roles as after
         CUDA_CHECK(cudaStreamEndCapture(s, &g));
         cudaGraphExec_t exec;
         CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
@@ -216,7 +236,7 @@ class CudaEngine final : public WaveEngine {
         CUDA_CHECK(cudaGraphLaunch(exec, s));
       } else {
         CUDA_CHECK(cudaGraphLaunch(it->second, s));
-        if (count % 2) std::swap(prev_, cur_);
+        if (count % 2) st.rotate();
       }
     }
     queue_->published(fields, s);
@@ -224,26 +244,55 @@ class CudaEngine final : public WaveEngine {
 
   // The launches of `count` steps on stream s (run now, or recorded into a graph). Step k
   // reduces the diagnostics of its cur when k >= first and (k - first) % every == 0 (every > 0),
-  // the j-th such step into acc_[j]: the update does it where the variant fuses them, the
+  // the j-th such step into acc(j): the update does it where the variant fuses them, the
   // separate reduction otherwise. The chunk's last launch advances the step counter and
   // publishes the chunk's reductions.
-  void enqueue(int count, cudaStream_t s, int first, int every) {
+  void enqueue(CudaState& st, int count, cudaStream_t s, int first, int every, const StepIo& io) {
+    const PhysicsTraits& t = traits(physics_);
+    const bool forward = io.direction == Direction::kForward;
+    const LaunchFn update = forward ? variant_.forward : variant_.transposed;
+    const auto* src = static_cast<const CudaSources*>(io.sources);
+    const auto* rec = static_cast<const CudaReceivers*>(io.receivers);
+    const ExecContext c = ctx();
     int j = 0;
     for (int k = 0; k < count; ++k) {
       const bool reduce = every > 0 && k >= first && (k - first) % every == 0;
       const bool fused = reduce && variant_.fuses_diagnostics && fuse_diagnostics_;
       cuda::DiagAccum* acc = reduce ? queue_->acc(j++) : nullptr;
-      if (reduce && !fused) cuda::launch_diagnostics(cur_.get(), spec_, acc, s);
-      if (cpml_) cpml_->launch_psi(cur_.get(), s);
-      AcousticFields f{prev_.get(), cur_.get(), prev_.get(), vdt2_.get()};
-      if (fused) f.diag = acc;
-      variant_.launch(spec_, f, s);
-      if (cpml_) cpml_->launch_correct(cur_.get(), vdt2_.get(), prev_.get(), s);
-      std::swap(prev_, cur_);
-      cuda::launch_inject(cur_.get(), inj_, step_.get(), k, s);
+      if (reduce && !fused) cuda::launch_diagnostics(st.current(0), spec_, acc, s);
+      UpdateArgs a;
+      for (int f = 0; f < fields_; ++f) {
+        a.prev[f] = st.previous(f);
+        a.cur[f] = st.current(f);
+        a.next[f] = st.previous(f);  // the new level overwrites the oldest
+      }
+      for (int m = 0; m < t.medium_arrays; ++m) a.medium[m] = medium_[m].get();
+      for (int i = 0; i < kMaxScratchArrays; ++i) a.scratch[i] = scratch_[i].get();
+      if (fused) a.diag = acc;
+      // CPML (forward only: the adjoint refuses it): axis d follows field cpml_source[d].
+      const float* csrc[3] = {a.cur[t.cpml_source[0]], a.cur[t.cpml_source[1]],
+                              a.cur[t.cpml_source[2]]};
+      if (cpml_) cpml_->launch_psi(st.cpml(), csrc, s);
+      update(spec_, a, c);
+      if (cpml_) {
+        const float* w[kMaxFields][3];
+        for (int f = 0; f < kMaxFields; ++f)
+          for (int ax = 0; ax < 3; ++ax)
+            w[f][ax] = t.cpml_weight[f][ax] < 0 ? nullptr : a.medium[t.cpml_weight[f][ax]];
+        cpml_->launch_correct(st.cpml(), csrc, a.medium[kVdt2], a.next[0], w[0],
+                              fields_ > 1 ? a.next[1] : nullptr, w[1], s);
+      }
+      st.rotate();
+      // Forward: inject into every field, record p; adjoint: inject into p, record the sum.
+      if (src)
+        cuda::launch_inject(st.current(0), forward && fields_ > 1 ? st.current(1) : nullptr,
+                            src->view(), step_.get(), k, s);
       if (spec_.free_surface)
-        cuda::launch_free_surface(cur_.get(), spec_.layout, spec_.surface, spec_.radius, s);
-      cuda::launch_record(cur_.get(), rec_, step_.get(), k + 1, s);
+        for (int f = 0; f < fields_; ++f)
+          cuda::launch_free_surface(st.current(f), spec_.layout, spec_.surface, spec_.radius, s);
+      if (rec)
+        cuda::launch_record(st.current(0), !forward && fields_ > 1 ? st.current(1) : nullptr,
+                            rec->view(), step_.get(), k + 1, s);
     }
     if (j > 0)
       cuda::launch_diag_publish(queue_->ring(), queue_->acc(), j, s, step_.get(), count);
@@ -257,81 +306,34 @@ class CudaEngine final : public WaveEngine {
     graphs_.clear();
   }
 
-  template <class T>
-  DeviceBuffer<T> to_device(const std::vector<T>& h) {
-    DeviceBuffer<T> d(h.size());
-    if (!h.empty()) d.upload(h, stream_.get());
-    return d;
-  }
-
   StepSpec spec_;
+  Physics physics_;
+  int fields_;
   const KernelVariant& variant_;
   int device_;
+  bool compress_, compressed_ = false;
+  bool use_graphs_, fuse_diagnostics_;
   cuda::Stream stream_;
-  std::vector<float> vdt2_host_;
-  DeviceBuffer<float> vdt2_, prev_, cur_, box_;
-  DeviceBuffer<int64_t> inj_cell_, inj_off_, rec_off_, rec_index_;
-  DeviceBuffer<int> inj_point_;
-  DeviceBuffer<float> inj_coef_, inj_traces_, rec_weight_, rec_out_;
-  cuda::InjectionView inj_;
-  cuda::RecordingView rec_;
+  std::vector<float> vdt2_host_;  // (v dt)^2 as the device has it: the injection coefficients
+  DeviceBuffer<float> medium_[kMaxMediumArrays];
+  DeviceBuffer<float> scratch_[kMaxScratchArrays];
   std::unique_ptr<cuda::CpmlBoundary> cpml_;
   DeviceBuffer<int> step_;  // the device's step counter
   int device_step_ = 0;     // its value once the queued work has run
-  bool use_graphs_ = true;
   std::map<GraphKey, cudaGraphExec_t> graphs_;
   std::unique_ptr<cuda::DiagQueue> queue_;  // the queued diagnostics
-  // Where the variant fuses diagnostics; SEISFD_FUSED_DIAGNOSTICS=0 turns it off to measure
-  // the separate reduction (a measurement knob, not a user setting).
-  bool fuse_diagnostics_ = [] {
-    const char* e = std::getenv("SEISFD_FUSED_DIAGNOSTICS");
-    return !(e && std::string(e) == "0");
-  }();
-  bool compressed_ = false;
   std::vector<std::pair<std::string, std::string>> details_;
 };
 
 }  // namespace
 
-bool cuda_built() {
-  return true;
-}
-
-std::string cuda_runtime_version() {
-  int v = 0;
-  if (cudaRuntimeGetVersion(&v) != cudaSuccess) return "unknown";
-  return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
-}
-
-std::vector<DeviceInfo> cuda_devices() {
-  std::vector<DeviceInfo> out;
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess) {
-    cudaGetLastError();  // clear: "no driver" is an answer, not an error
-    return out;
-  }
-  for (int i = 0; i < n; ++i) {
-    cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
-    DeviceInfo d;
-    d.id = i;
-    d.name = p.name;
-    d.compute_capability = p.major * 10 + p.minor;
-    d.multiprocessors = p.multiProcessorCount;
-    d.total_bytes = p.totalGlobalMem;
-    if (cudaSetDevice(i) == cudaSuccess) cudaMemGetInfo(&d.free_bytes, &d.total_bytes);
-    out.push_back(d);
-  }
-  return out;
-}
-
-std::unique_ptr<WaveEngine> make_cuda_engine(const StepSpec& spec,
-                                             const std::vector<float>& velocity, double dt,
-                                             const std::string& variant, int device,
-                                             Compressible compressible) {
-  const cuda::EngineSetup s = cuda::prepare_engine(spec, cuda_engine_bytes(spec), variant,
-                                                   "acoustic", device, compressible);
-  auto e = std::make_unique<CudaEngine>(spec, velocity, dt, *s.choice.variant, device, s.compress);
+std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& medium, double dt,
+                                         const CudaEngineOptions& o) {
+  const size_t bytes = cuda_engine_bytes(medium.physics, spec) +
+                       cuda_state_bytes(medium.physics, spec) + o.extra_bytes;
+  const cuda::EngineSetup s =
+      cuda::prepare_engine(spec, bytes, o.variant, medium.physics, o.device, o.compressible);
+  auto e = std::make_unique<CudaEngine>(spec, medium, dt, *s.choice.variant, o, s.compress);
   e->set_details(cuda::engine_details(s, e->compressed()));
   return e;
 }

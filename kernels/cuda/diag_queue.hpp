@@ -33,11 +33,11 @@ class DiagQueue {
   void make_room(int count);
   // The reduction of the current field `step` by the separate kernel, published at once.
   void reduce_now(const float* field, const StepSpec& spec, int step, cudaStream_t s);
-  // WaveEngine::diagnostics: the same reduction into an accumulator of its own, waited for.
+  // Engine::diagnostics: the same reduction into an accumulator of its own, waited for.
   Diagnostics reduce_and_wait(const float* field, const StepSpec& spec, cudaStream_t s);
   // The launch just enqueued on s published the reductions of `fields`, in that order.
   void published(const std::vector<int>& fields, cudaStream_t s);
-  // WaveEngine::completed_diagnostics.
+  // Engine::completed_diagnostics.
   std::vector<TaggedDiagnostics> completed(int max_pending);
 
  private:

@@ -2,13 +2,12 @@
 
 #include <stdexcept>
 
-#include "kernels/cuda/check.hpp"
 #include "kernels/cuda/compressible.hpp"
 
 namespace seisfd::cuda {
 
 EngineSetup prepare_engine(const StepSpec& spec, size_t bytes, const std::string& variant,
-                           const std::string& physics, int device, Compressible compressible) {
+                           Physics physics, int device, Compressible compressible) {
   const auto devs = cuda_devices();
   if (device < 0 || device >= static_cast<int>(devs.size()))
     throw std::runtime_error("backend cuda: no CUDA device " + std::to_string(device) + " (found " +
@@ -19,8 +18,7 @@ EngineSetup prepare_engine(const StepSpec& spec, size_t bytes, const std::string
     throw std::runtime_error("backend cuda: the run needs " + std::to_string(bytes >> 20) +
                              " MiB of device memory, " + s.device.name + " has " +
                              std::to_string(s.device.free_bytes >> 20) + " MiB free");
-  CUDA_CHECK(cudaSetDevice(device));
-  s.choice = choose_variant(variant, physics, 2 * spec.radius, spec, s.device.name,
+  s.choice = choose_variant(variant, physics, 2 * spec.radius, spec, device, s.device.name,
                             s.device.compute_capability);
   s.compressible = compressible;
   s.compress = want_compression(compressible, device, s.device.name);

@@ -1,6 +1,6 @@
-// What the CUDA engine factories (cuda_engine.cu, aniso_engine.cu) decide before they allocate:
-// the device (it exists and has the memory), the variant (named, or measured for "auto") and
-// whether the arrays ask for compression; and what the run report then says about it. Plain C++.
+// What the CUDA engine factory decides before it allocates: the device (it exists and has the
+// memory), the variant (named, or measured for "auto") and whether the arrays ask for
+// compression; and what the run report then says about it. Plain C++.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -20,10 +20,11 @@ struct EngineSetup {
   bool compress = false;  // the arrays ask for generic compression
 };
 
-// Makes `device` current. Throws std::runtime_error (no such device, not enough free memory
-// for `bytes`, kernel.compressible = on where unsupported) or std::invalid_argument (variant).
+// Throws std::runtime_error (no such device, not enough free memory for `bytes`,
+// kernel.compressible = on where unsupported) or std::invalid_argument (variant). Leaves the
+// current device as it was.
 EngineSetup prepare_engine(const StepSpec& spec, size_t bytes, const std::string& variant,
-                           const std::string& physics, int device, Compressible compressible);
+                           Physics physics, int device, Compressible compressible);
 
 // The report's details of an engine made from `s` whose arrays got compression where `granted`
 // (throws, as compression_outcome does, for kOn without it).

@@ -11,7 +11,8 @@ namespace {
 constexpr int kThreads = 256;
 
 // The step number comes from the device counter, so a captured graph replays any chunk.
-__global__ void inject_kernel(float* field, InjectionView v, const int* step, int offset) {
+__global__ void inject_kernel(float* field, float* field2, InjectionView v, const int* step,
+                              int offset) {
   const int c = blockIdx.x * blockDim.x + threadIdx.x;
   const int n = *step + offset;
   if (c >= v.ncells || n >= v.nt) return;
@@ -19,18 +20,21 @@ __global__ void inject_kernel(float* field, InjectionView v, const int* step, in
   for (int64_t e = v.cell_offset[c]; e < v.cell_offset[c + 1]; ++e)
     acc += v.coef[e] * v.traces[static_cast<int64_t>(v.point[e]) * v.nt + n];
   field[v.cell[c]] += acc;
+  if (field2) field2[v.cell[c]] += acc;
 }
 
 // One warp per point; lanes stride over the point's cells, then a shuffle reduction.
-__global__ void record_kernel(const float* __restrict__ field, RecordingView v, const int* step,
-                              int offset) {
+__global__ void record_kernel(const float* __restrict__ field, const float* __restrict__ field2,
+                              RecordingView v, const int* step, int offset) {
   const int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   const int sample = *step + offset;
   if (warp >= v.npoints || sample >= v.nt) return;
   float acc = 0.0f;
-  for (int64_t k = v.offset[warp] + lane; k < v.offset[warp + 1]; k += 32)
-    acc += v.weight[k] * field[v.index[k]];
+  for (int64_t k = v.offset[warp] + lane; k < v.offset[warp + 1]; k += 32) {
+    const int64_t i = v.index[k];
+    acc += v.weight[k] * (field2 ? field[i] + field2[i] : field[i]);
+  }
 #pragma unroll
   for (int d = 16; d > 0; d /= 2) acc += __shfl_down_sync(0xffffffffu, acc, d);
   if (lane == 0) v.out[static_cast<int64_t>(warp) * v.nt + sample] = acc;
@@ -99,21 +103,44 @@ __global__ void gather_box_kernel(const float* __restrict__ f, Layout l, int lz,
       f[l.idx(lz + z * dz, ly + y * dy, lx + x * dx)];
 }
 
+__global__ void scatter_box_kernel(float* __restrict__ f, Layout l, int lz, int ly, int lx, int ny,
+                                   int nx, const float* __restrict__ in) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y;
+  const int z = blockIdx.z;
+  if (x >= nx) return;
+  f[l.idx(lz + z, ly + y, lx + x)] = in[(static_cast<int64_t>(z) * ny + y) * nx + x];
+}
+
+__global__ void fill_hash_kernel(float* p, int64_t n, uint32_t seed, float offset, float scale) {
+  for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 0x9E3779B1u ^ static_cast<uint32_t>(i >> 32) ^ seed;
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    p[i] = offset + scale * (static_cast<float>(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
+  }
+}
+
 }  // namespace
 
-void launch_inject(float* field, const InjectionView& v, const int* step, int offset,
+void launch_inject(float* field, float* field2, const InjectionView& v, const int* step, int offset,
                    cudaStream_t s) {
   if (v.ncells == 0) return;
-  inject_kernel<<<(v.ncells + kThreads - 1) / kThreads, kThreads, 0, s>>>(field, v, step, offset);
+  inject_kernel<<<(v.ncells + kThreads - 1) / kThreads, kThreads, 0, s>>>(field, field2, v, step,
+                                                                          offset);
   CUDA_CHECK_LAUNCH();
 }
 
-void launch_record(const float* field, const RecordingView& v, const int* step, int offset,
-                   cudaStream_t s) {
+void launch_record(const float* field, const float* field2, const RecordingView& v, const int* step,
+                   int offset, cudaStream_t s) {
   if (v.npoints == 0) return;
   const int64_t threads = static_cast<int64_t>(v.npoints) * 32;
   record_kernel<<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, s>>>(
-      field, v, step, offset);
+      field, field2, v, step, offset);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -154,9 +181,23 @@ void launch_diagnostics(const float* field, const StepSpec& sp, DiagAccum* acc, 
 
 void launch_gather_box(const float* field, const Layout& l, const int lo[3], const int n[3],
                        const int dec[3], float* out, cudaStream_t s) {
+  if (static_cast<int64_t>(n[0]) * n[1] * n[2] == 0) return;
   const dim3 grid((n[2] + 127) / 128, n[1], n[0]);
   gather_box_kernel<<<grid, 128, 0, s>>>(field, l, lo[0], lo[1], lo[2], n[0], n[1], n[2], dec[0],
                                          dec[1], dec[2], out);
+  CUDA_CHECK_LAUNCH();
+}
+
+void launch_scatter_box(float* field, const Layout& l, const int lo[3], const int n[3],
+                        const float* in, cudaStream_t s) {
+  if (static_cast<int64_t>(n[0]) * n[1] * n[2] == 0) return;
+  const dim3 grid((n[2] + 127) / 128, n[1], n[0]);
+  scatter_box_kernel<<<grid, 128, 0, s>>>(field, l, lo[0], lo[1], lo[2], n[1], n[2], in);
+  CUDA_CHECK_LAUNCH();
+}
+
+void launch_fill_hash(float* p, int64_t n, uint32_t seed, float offset, float scale, void* stream) {
+  fill_hash_kernel<<<1024, 256, 0, static_cast<cudaStream_t>(stream)>>>(p, n, seed, offset, scale);
   CUDA_CHECK_LAUNCH();
 }
 

@@ -25,8 +25,9 @@ struct InjectionView {
   int nt = 0;
 };
 // The step counter lives on the device (a graph replays the same launches for any chunk):
-// injection adds trace sample n = *step + offset (nothing once n >= nt).
-void launch_inject(float* field, const InjectionView& v, const int* step, int offset,
+// injection adds trace sample n = *step + offset (nothing once n >= nt) to `field` and, when
+// not null, to `field2` (the forward anisotropic update injects into p and q alike).
+void launch_inject(float* field, float* field2, const InjectionView& v, const int* step, int offset,
                    cudaStream_t s);
 
 struct RecordingView {
@@ -37,9 +38,10 @@ struct RecordingView {
   int npoints = 0;
   int nt = 0;
 };
-// Records into sample *step + offset (nothing once it is >= nt).
-void launch_record(const float* field, const RecordingView& v, const int* step, int offset,
-                   cudaStream_t s);
+// Records `field`, or field + field2 when field2 is not null (the anisotropic adjoint), into
+// sample *step + offset (nothing once it is >= nt).
+void launch_record(const float* field, const float* field2, const RecordingView& v, const int* step,
+                   int offset, cudaStream_t s);
 void launch_set_step(int* step, int value, cudaStream_t s);
 void launch_advance_step(int* step, int by, cudaStream_t s);
 
@@ -85,7 +87,15 @@ void launch_diagnostics(const float* field, const StepSpec& spec, DiagAccum* acc
 void launch_diag_publish(DiagRing* ring, DiagAccum* acc, int count, cudaStream_t s,
                          int* step = nullptr, int by = 0);
 
+// out (C order, n[0] x n[1] x n[2]) = field at lo + i * dec.
 void launch_gather_box(const float* field, const Layout& l, const int lo[3], const int n[3],
                        const int dec[3], float* out, cudaStream_t s);
+// field at lo + i (unit stride) = in (C order, n[0] x n[1] x n[2]): the inverse of a gather.
+void launch_scatter_box(float* field, const Layout& l, const int lo[3], const int n[3],
+                        const float* in, cudaStream_t s);
+
+// p[i] = offset + scale * u_i, u_i in [-1, 1) from a hash of (i, seed): cheap, non-zero,
+// different per array, reproducible (inputs for timing and verification).
+void launch_fill_hash(float* p, int64_t n, uint32_t seed, float offset, float scale, void* stream);
 
 }  // namespace seisfd::cuda

@@ -1,5 +1,5 @@
 // Device-side sponge damping, computed from the cell index so that no kernel reads a damping
-// array (DESIGN.md §4). Same profile as SpongeSpec documents: g = sum_axes damp (d / W)^2.
+// array (docs/physics.md §5.1). Same profile as SpongeSpec documents: g = sum_axes damp (d / W)^2.
 #pragma once
 #include "kernels/step_spec.hpp"
 

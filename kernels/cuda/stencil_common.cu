@@ -2,6 +2,11 @@
 
 #include <climits>
 #include <cmath>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/stencil_common.cuh"
@@ -43,12 +48,26 @@ int plan_z_chunk(int tiles, int nz, int slots, double warmup) {
   return best_len;
 }
 
-int resident_blocks(const void* kernel, int threads, size_t dynamic_smem) {
-  int dev = 0, per_sm = 0, sms = 0;
-  CUDA_CHECK(cudaGetDevice(&dev));
-  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+int resident_blocks(int device, const void* kernel, int threads, size_t dynamic_smem) {
+  static std::mutex mu;
+  static std::map<std::pair<int, const void*>, int> slots_of;
+  std::lock_guard<std::mutex> lock(mu);
+  const auto key = std::make_pair(device, kernel);
+  const auto it = slots_of.find(key);
+  if (it != slots_of.end()) return it->second;
+  int current = -1;
+  CUDA_CHECK(cudaGetDevice(&current));
+  if (current != device)
+    throw std::logic_error("resident_blocks: launch for device " + std::to_string(device) +
+                           " while device " + std::to_string(current) +
+                           " is current (the caller must guard the device)");
+  if (dynamic_smem > 0)
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(dynamic_smem)));
+  int per_sm = 0, sms = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem));
-  return per_sm * sms;
+  return slots_of[key] = per_sm * sms;
 }
 
 }  // namespace seisfd::cuda

@@ -2,7 +2,8 @@
 // smem_regqueue, shfl_regqueue, tma_ring, cluster_dsmem): the stencil weights as a by-value
 // parameter, the per-axis sponge term, 16-byte loads/stores with cache hints, cp.async, the
 // four-cell x row, Laplacian, update and store of the z-marching kernels, and the host-side
-// choice of their z-chunk length. The update formula is the one of acoustic_naive (DESIGN.md §4):
+// choice of their z-chunk length. The update formula is the one of acoustic_naive (docs/physics.md
+// §2):
 //   next = (2 cur - (1 - g) prev + (v dt)^2 lap) / (1 + g),   g = sum over axes of the sponge.
 #pragma once
 #include <cuda_runtime.h>
@@ -162,7 +163,11 @@ std::string check_vector_layout(const StepSpec& s);
 // fill its queue. Chosen to make the last wave full rather than a small tail.
 int plan_z_chunk(int tiles, int nz, int slots, double warmup);
 
-// Resident blocks of `kernel` on the current device (cached by the caller).
-int resident_blocks(const void* kernel, int threads, size_t dynamic_smem);
+// Resident blocks of `kernel` on `device` with `dynamic_smem` bytes of dynamic shared memory
+// each. Worked out once per (device, kernel) and cached (thread-safe); the first call for a pair
+// also raises the kernel's dynamic shared-memory limit to dynamic_smem where it is set (an
+// attribute of each device's context, so once per device). `device` must be the current device
+// (the engine's DeviceGuard): a launcher never switches devices; checked on the first call.
+int resident_blocks(int device, const void* kernel, int threads, size_t dynamic_smem);
 
 }  // namespace seisfd::cuda

@@ -1,11 +1,18 @@
+// tti/oN/naive (kernels/cuda/aniso_naive.cuh): a pass writing the cross-term intermediates g
+// of p and q (scratch), then one thread per cell for the update.
 #include <cuda_runtime.h>
 
+#include <vector>
+
 #include "kernels/cuda/aniso_naive.cuh"
-#include "kernels/cuda/aniso_naive.hpp"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/register_helpers.hpp"
+#include "kernels/cuda/tuning.hpp"
 
 namespace seisfd {
 namespace {
+
+using cuda::AnisoFields;
 
 // First derivative along an axis with zero beyond the array.
 template <int R>
@@ -89,7 +96,7 @@ __device__ __forceinline__ float tti_hz(const cuda::AnisoParams<R>& p, const Ani
   return acc;
 }
 
-// kT: the transposed update (aniso_naive.hpp): stencils on u = X and w = Y, fp = H_0 X,
+// kT: the transposed update (aniso_naive.cuh): stencils on u = X and w = Y, fp = H_0 X,
 // fq = H_z Y. Forward: u = p_cur, w = q_cur with the coupling weights.
 template <int R, bool kT>
 __global__ void tti_update_kernel(cuda::AnisoParams<R> p, AnisoFields f, const float* u,
@@ -144,42 +151,43 @@ void launch_tti(const StepSpec& s, const AnisoFields& f, const float* u, const f
   CUDA_CHECK_LAUNCH();
 }
 
+// Forward scratch: g = scratch[0..5].
+template <int R>
+void launch_tti_naive(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
+  AnisoFields f = AnisoFields::from(a);
+  for (int k = 0; k < 6; ++k) f.g[k] = a.scratch[k];
+  launch_tti<R, false>(s, f, f.p_cur, f.q_cur, ctx.stream);
+}
+
+// Transposed scratch: g = scratch[0..5] (of X and Y), X = scratch[6], Y = scratch[7].
+template <int R>
+void launch_tti_naive_transposed(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
+  float* x = a.scratch[6];
+  float* y = a.scratch[7];
+  cuda::launch_transposed_inputs(s, a, x, y, static_cast<cudaStream_t>(ctx.stream));
+  AnisoFields f = AnisoFields::from(a);
+  for (int k = 0; k < 6; ++k) f.g[k] = a.scratch[k];
+  launch_tti<R, true>(s, f, x, y, ctx.stream);
+}
+
 }  // namespace
 
-template <int R>
-void launch_tti_naive(const StepSpec& s, const AnisoFields& f, void* stream) {
-  launch_tti<R, false>(s, f, f.p_cur, f.q_cur, stream);
+void register_tti_naive(std::vector<KernelVariant>& t) {
+  cuda::for_each_radius([&](auto r) {
+    constexpr int R = decltype(r)::value;
+    KernelVariant v = cuda::variant_entry(
+        Physics::kTti, R, "naive",
+        "TTI: a pass writing the 6 cross-term intermediates of p and q, then one thread per "
+        "cell for the update, all reads from global memory");
+    v.min_compute_capability = 60;
+    v.can_implement = &cuda::can_implement_aniso_naive;
+    v.forward = &launch_tti_naive<R>;
+    v.transposed = &launch_tti_naive_transposed<R>;
+    v.scratch_arrays = 6;             // g
+    v.transposed_scratch_arrays = 8;  // g, X, Y
+    v.preference = cuda::tuning::kPreferenceAnisoNaive;
+    t.push_back(v);
+  });
 }
-
-template <int R>
-void launch_tti_naive_transposed(const StepSpec& s, const AnisoFields& f, const float* x,
-                                 const float* y, void* stream) {
-  launch_tti<R, true>(s, f, x, y, stream);
-}
-
-template void launch_tti_naive<1>(const StepSpec&, const AnisoFields&, void*);
-template void launch_tti_naive_transposed<1>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_tti_naive<2>(const StepSpec&, const AnisoFields&, void*);
-template void launch_tti_naive_transposed<2>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_tti_naive<3>(const StepSpec&, const AnisoFields&, void*);
-template void launch_tti_naive_transposed<3>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_tti_naive<4>(const StepSpec&, const AnisoFields&, void*);
-template void launch_tti_naive_transposed<4>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_tti_naive<5>(const StepSpec&, const AnisoFields&, void*);
-template void launch_tti_naive_transposed<5>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_tti_naive<6>(const StepSpec&, const AnisoFields&, void*);
-template void launch_tti_naive_transposed<6>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_tti_naive<7>(const StepSpec&, const AnisoFields&, void*);
-template void launch_tti_naive_transposed<7>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_tti_naive<8>(const StepSpec&, const AnisoFields&, void*);
-template void launch_tti_naive_transposed<8>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
 
 }  // namespace seisfd

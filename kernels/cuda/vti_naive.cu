@@ -1,13 +1,22 @@
+// vti/oN/naive (kernels/cuda/aniso_naive.cuh), and what tti_naive.cu shares with it: the
+// transposed update's inputs and the checks.
 #include <cuda_runtime.h>
 
+#include <string>
+#include <vector>
+
 #include "kernels/cuda/aniso_naive.cuh"
-#include "kernels/cuda/aniso_naive.hpp"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/field_ops.hpp"
+#include "kernels/cuda/register_helpers.hpp"
+#include "kernels/cuda/tuning.hpp"
 
 namespace seisfd {
 namespace {
 
-// kT: the transposed update (aniso_naive.hpp): the stencils act on u = X and w = Y, fp = H_0 X,
+using cuda::AnisoFields;
+
+// kT: the transposed update (aniso_naive.cuh): the stencils act on u = X and w = Y, fp = H_0 X,
 // fq = H_z Y. Forward: u = p_cur, w = q_cur with the coupling weights.
 template <int R, bool kT>
 __global__ void vti_naive_kernel(cuda::AnisoParams<R> p, AnisoFields f, const float* u,
@@ -41,27 +50,48 @@ __global__ void vti_naive_kernel(cuda::AnisoParams<R> p, AnisoFields f, const fl
   f.q_next[i] = qn;
 }
 
-}  // namespace
+// The transposed update's pre-pass over the updated region: X = E p + D q, Y = D p + q.
+__global__ void aniso_transpose_prepass_kernel(const float* p, const float* q, const float* E,
+                                               const float* D, float* X, float* Y, Layout l, int z0,
+                                               int y0, int x0, int nz, int ny, int nx) {
+  const int x = x0 + blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = y0 + blockIdx.y * blockDim.y + threadIdx.y;
+  const int z = z0 + blockIdx.z * blockDim.z + threadIdx.z;
+  if (x >= x0 + nx || y >= y0 + ny || z >= z0 + nz) return;
+  const int64_t i = l.idx(z, y, x);
+  const float pc = p[i], qc = q[i], e = E[i], d = D[i];
+  X[i] = e * pc + d * qc;
+  Y[i] = d * pc + qc;
+}
 
 template <int R>
-void launch_vti_naive(const StepSpec& s, const AnisoFields& f, void* stream) {
+void launch_vti_naive(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   const auto p = cuda::AnisoParams<R>::from(s);
+  const AnisoFields f = AnisoFields::from(a);
   const dim3 block(32, 4, 2);
   vti_naive_kernel<R, false>
-      <<<cuda::region_grid(s, block), block, 0, static_cast<cudaStream_t>(stream)>>>(p, f, f.p_cur,
-                                                                                     f.q_cur);
+      <<<cuda::region_grid(s, block), block, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
+          p, f, f.p_cur, f.q_cur);
   CUDA_CHECK_LAUNCH();
 }
 
+// Scratch: X = scratch[0], Y = scratch[1].
 template <int R>
-void launch_vti_naive_transposed(const StepSpec& s, const AnisoFields& f, const float* x,
-                                 const float* y, void* stream) {
+void launch_vti_naive_transposed(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
+  const auto st = static_cast<cudaStream_t>(ctx.stream);
+  float* x = a.scratch[0];
+  float* y = a.scratch[1];
+  cuda::launch_transposed_inputs(s, a, x, y, st);
   const auto p = cuda::AnisoParams<R>::from(s);
+  const AnisoFields f = AnisoFields::from(a);
   const dim3 block(32, 4, 2);
-  vti_naive_kernel<R, true>
-      <<<cuda::region_grid(s, block), block, 0, static_cast<cudaStream_t>(stream)>>>(p, f, x, y);
+  vti_naive_kernel<R, true><<<cuda::region_grid(s, block), block, 0, st>>>(p, f, x, y);
   CUDA_CHECK_LAUNCH();
 }
+
+}  // namespace
+
+namespace cuda {
 
 std::string can_implement_aniso_naive(const StepSpec& s, int) {
   for (int a = 0; a < 3; ++a)
@@ -74,29 +104,39 @@ std::string can_implement_aniso_naive(const StepSpec& s, int) {
   return {};
 }
 
-template void launch_vti_naive<1>(const StepSpec&, const AnisoFields&, void*);
-template void launch_vti_naive_transposed<1>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_vti_naive<2>(const StepSpec&, const AnisoFields&, void*);
-template void launch_vti_naive_transposed<2>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_vti_naive<3>(const StepSpec&, const AnisoFields&, void*);
-template void launch_vti_naive_transposed<3>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_vti_naive<4>(const StepSpec&, const AnisoFields&, void*);
-template void launch_vti_naive_transposed<4>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_vti_naive<5>(const StepSpec&, const AnisoFields&, void*);
-template void launch_vti_naive_transposed<5>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_vti_naive<6>(const StepSpec&, const AnisoFields&, void*);
-template void launch_vti_naive_transposed<6>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_vti_naive<7>(const StepSpec&, const AnisoFields&, void*);
-template void launch_vti_naive_transposed<7>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
-template void launch_vti_naive<8>(const StepSpec&, const AnisoFields&, void*);
-template void launch_vti_naive_transposed<8>(const StepSpec&, const AnisoFields&, const float*,
-                                             const float*, void*);
+void launch_transposed_inputs(const StepSpec& s, const UpdateArgs& a, float* X, float* Y,
+                              cudaStream_t stream) {
+  const int n[3] = {s.end[0] - s.begin[0], s.end[1] - s.begin[1], s.end[2] - s.begin[2]};
+  const dim3 b(32, 4, 2);
+  const dim3 g((n[2] + 31) / 32, (n[1] + 3) / 4, (n[0] + 1) / 2);
+  aniso_transpose_prepass_kernel<<<g, b, 0, stream>>>(a.cur[0], a.cur[1], a.medium[kE],
+                                                      a.medium[kD], X, Y, s.layout, s.begin[0],
+                                                      s.begin[1], s.begin[2], n[0], n[1], n[2]);
+  CUDA_CHECK_LAUNCH();
+  if (s.free_surface) {
+    launch_free_surface(X, s.layout, s.surface, s.radius, stream);
+    launch_free_surface(Y, s.layout, s.surface, s.radius, stream);
+  }
+}
+
+}  // namespace cuda
+
+void register_vti_naive(std::vector<KernelVariant>& t) {
+  cuda::for_each_radius([&](auto r) {
+    constexpr int R = decltype(r)::value;
+    KernelVariant v = cuda::variant_entry(
+        Physics::kVti, R, "naive",
+        "VTI fast path (d_xx + d_yy, d_zz; no mixed derivatives), one thread per cell, all "
+        "reads from global memory");
+    v.min_compute_capability = 60;
+    v.can_implement = &cuda::can_implement_aniso_naive;
+    v.forward = &launch_vti_naive<R>;
+    v.transposed = &launch_vti_naive_transposed<R>;
+    v.scratch_arrays = 0;
+    v.transposed_scratch_arrays = 2;  // X, Y
+    v.preference = cuda::tuning::kPreferenceAnisoNaive;
+    t.push_back(v);
+  });
+}
 
 }  // namespace seisfd

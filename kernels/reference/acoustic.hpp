@@ -1,4 +1,4 @@
-// CPU reference of the constant-density acoustic update (DESIGN.md §4), written directly from
+// CPU reference of the constant-density acoustic update (docs/physics.md §2), written directly from
 // the equations, templated on the real type. It shares only the FD weights with the kernels.
 //   next = (2 cur - (1 - g) prev + (v dt)^2 L_h cur) / (1 + g),   g = dt/2 eta (sponge)
 // `next` may alias `prev` (each cell reads prev only at itself).

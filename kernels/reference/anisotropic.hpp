@@ -1,4 +1,4 @@
-// CPU reference of the pseudo-acoustic VTI/TTI update (kernels/anisotropy.hpp, DESIGN.md §4),
+// CPU reference of the pseudo-acoustic VTI/TTI update (kernels/medium.hpp, docs/physics.md §4),
 // templated on the real type. It shares only the FD weights with the kernels.
 //
 // Discretization. The rotated operator H_z = sum_ij d_i (n_i n_j d_j) is split into
@@ -9,10 +9,10 @@
 //   cross terms      sum_{i != j} D1_i (n_i n_j D1_j f)  (D1: order-2R first derivative),
 //     computed as g_i = n_i sum_{j != i} n_j t_j, t = D1 f, then sum_i D1_i g_i.
 // Both are symmetric matrices (D1 is antisymmetric on the zero-extended grid), so H_z and
-// H_0 = lap - H_z are self-adjoint, as DESIGN.md §4 asks. The split instead of the fully
-// first-derivative form d_i(n_i (n . D1 f)) makes H_z exactly the narrow d_zz stencil when
-// theta = 0, so TTI at theta = 0 is the VTI fast path (H_z = d_zz, H_0 = d_xx + d_yy) to
-// rounding, and no spurious high-wavenumber z part is left in H_0. For a constant axis both
+// H_0 = lap - H_z are self-adjoint, as the adjoint needs (docs/physics.md §4, §7). The split
+// instead of the fully first-derivative form d_i(n_i (n . D1 f)) makes H_z exactly the narrow d_zz
+// stencil when theta = 0, so TTI at theta = 0 is the VTI fast path (H_z = d_zz, H_0 = d_xx + d_yy)
+// to rounding, and no spurious high-wavenumber z part is left in H_0. For a constant axis both
 // pieces are negative semidefinite and lap - H_z is too (the narrow stencil's symbol bounds the
 // squared first-derivative symbol), which is what stability needs.
 //
@@ -21,7 +21,7 @@
 //   adjoint (X = E p~ + D q~, Y = D p~ + q~):  fp = H_0 X,  fq = H_z Y
 //   next = (2 cur - (1 - g) prev + C f) / (1 + g)  for p and q.
 // The adjoint is the transposed update (A^T = [[H_0 E, H_0 D], [H_z D, H_z]]) after the
-// substitution eta = C mu of solver/operators.hpp.
+// substitution eta = C mu of kernels/propagation.hpp (apply_adjoint).
 //
 // Free surface: p and q (and X, Y in adjoint mode) are odd mirrors above the surface row; the
 // axis parameters in the mirror rows hold the reflected axis (n_x, n_y, -n_z), and the cross
@@ -54,7 +54,7 @@ struct AnisoWeights {
 
 // Per-cell pointwise parameters over the layout.
 template <class T>
-struct AnisoCoefs {
+struct MediumCoefs {
   std::vector<T> vdt2, E, D;
   std::vector<T> n[3];  // TTI: axis components (z, y, x); empty for VTI
   std::vector<T> a[3];  // TTI: n_i^2
@@ -70,8 +70,8 @@ inline int axis_extent(const Layout& l, int ax) {
 // Cross-term intermediates g[ax] of field f, over every cell of the layout (reads beyond the
 // array are zero).
 template <class T>
-void cross_intermediates(const StepSpec& s, const AnisoWeights<T>& w, const AnisoCoefs<T>& c,
-                         const T* f, T* g[3]) {
+void cross_intermediates(const StepSpec& s, const AnisoWeights<T>& w, const MediumCoefs<T>& c,
+                         const T* f, T* const g[3]) {
   const Layout& l = s.layout;
   const int R = s.radius;
 #pragma omp parallel for collapse(2) schedule(static)
@@ -102,7 +102,7 @@ void cross_intermediates(const StepSpec& s, const AnisoWeights<T>& w, const Anis
 
 // The reflected-medium mirror of g above the free surface (see the header comment).
 template <class T>
-void mirror_intermediates(const StepSpec& s, T* g[3]) {
+void mirror_intermediates(const StepSpec& s, T* const g[3]) {
   const Layout& l = s.layout;
   for (int y = 0; y < l.ny; ++y)
     for (int x = 0; x < l.nx; ++x) {
@@ -147,7 +147,7 @@ inline void vti_parts(const AnisoWeights<T>& w, const Layout& l, int R, const T*
 
 // H_z f at cell i for TTI, from the diagonal terms and the cross intermediates g.
 template <class T>
-inline T tti_hz(const AnisoWeights<T>& w, const Layout& l, int R, const AnisoCoefs<T>& c,
+inline T tti_hz(const AnisoWeights<T>& w, const Layout& l, int R, const MediumCoefs<T>& c,
                 const T* f, T* const g[3], int64_t i) {
   T acc = 0;
   for (int ax = 0; ax < 3; ++ax) {
@@ -158,6 +158,82 @@ inline T tti_hz(const AnisoWeights<T>& w, const Layout& l, int R, const AnisoCoe
     acc += d;
   }
   return acc;
+}
+
+// One step of the p/q update (sponge included, CPML corrections outside), next overwriting
+// prev in place: fp and fq from the fields the stencils act on (X, Y: p and q forward; the
+// transposed fields of transposed_fields() in the adjoint), then the leapfrog for p and q.
+// g[0..2] and g[3..5] receive the TTI cross intermediates of X and Y.
+template <class T>
+void aniso_update(const StepSpec& s, const AnisoWeights<T>& w, const MediumCoefs<T>& c, bool tti,
+                  bool adjoint, const T* X, const T* Y, const T* pc, const T* qc, T* pn, T* qn,
+                  T* const g[6]) {
+  const Layout& l = s.layout;
+  const int R = s.radius;
+  T* const* gx = g;
+  T* const* gy = g + 3;
+  if (tti) {
+    cross_intermediates(s, w, c, X, gx);
+    cross_intermediates(s, w, c, Y, gy);
+    if (s.free_surface) {
+      mirror_intermediates(s, gx);
+      mirror_intermediates(s, gy);
+    }
+  }
+  const bool sponge = s.sponge_on();
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int z = s.begin[0]; z < s.end[0]; ++z)
+    for (int y = s.begin[1]; y < s.end[1]; ++y)
+      for (int x = s.begin[2]; x < s.end[2]; ++x) {
+        const int64_t i = l.idx(z, y, x);
+        T h0x, hzx, hzy;
+        if (!tti) {
+          T h0y;
+          vti_parts(w, l, R, X, i, h0x, hzx);
+          vti_parts(w, l, R, Y, i, h0y, hzy);
+        } else {
+          hzx = tti_hz(w, l, R, c, X, gx, i);
+          hzy = tti_hz(w, l, R, c, Y, gy, i);
+          h0x = laplacian_at(w.lap, l, R, X, i) - hzx;
+        }
+        T fp, fq;
+        if (!adjoint) {
+          fp = c.E[i] * h0x + c.D[i] * hzy;
+          fq = c.D[i] * h0x + hzy;
+        } else {
+          fp = h0x;
+          fq = hzy;
+        }
+        const T v = c.vdt2[i];
+        if (!sponge) {
+          pn[i] = T(2) * pc[i] - pn[i] + v * fp;
+          qn[i] = T(2) * qc[i] - qn[i] + v * fq;
+        } else {
+          const T gs = static_cast<T>(sponge_g(s.sponge, z, y, x));
+          pn[i] = (T(2) * pc[i] - (T(1) - gs) * pn[i] + v * fp) / (T(1) + gs);
+          qn[i] = (T(2) * qc[i] - (T(1) - gs) * qn[i] + v * fq) / (T(1) + gs);
+        }
+      }
+}
+
+// The adjoint's stencil fields X = E p + D q and Y = D p + q over the updated region (zero
+// elsewhere, as the caller allocated them), mirrored above a free surface.
+template <class T>
+void transposed_fields(const StepSpec& s, const MediumCoefs<T>& c, const T* p, const T* q, T* X,
+                       T* Y) {
+  const Layout& l = s.layout;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int z = s.begin[0]; z < s.end[0]; ++z)
+    for (int y = s.begin[1]; y < s.end[1]; ++y)
+      for (int x = s.begin[2]; x < s.end[2]; ++x) {
+        const int64_t i = l.idx(z, y, x);
+        X[i] = c.E[i] * p[i] + c.D[i] * q[i];
+        Y[i] = c.D[i] * p[i] + q[i];
+      }
+  if (s.free_surface) {
+    free_surface_mirror(s, X);
+    free_surface_mirror(s, Y);
+  }
 }
 
 }  // namespace seisfd::reference

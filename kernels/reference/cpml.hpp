@@ -13,18 +13,23 @@
 
 namespace seisfd::reference {
 
+// The memory variables of one propagation: psi and zeta on each axis' slab (empty where the
+// axis has no layers).
 template <class T>
-class CpmlState {
+struct CpmlMemory {
+  std::vector<T> psi[3], zeta[3];
+};
+
+template <class T>
+class CpmlLayers {
  public:
-  explicit CpmlState(const StepSpec& s) : s_(s) {
+  explicit CpmlLayers(const StepSpec& s) : s_(s) {
     const auto w1 = first_derivative_weights(s.radius);
     const auto w2 = second_derivative_weights(s.radius);
     for (int ax = 0; ax < 3; ++ax) {
       on_[ax] = s.cpml.d0[ax] > 0;
       slab_[ax] = CpmlSlab::make(s, ax);
       if (!on_[ax]) continue;
-      psi_[ax].assign(slab_[ax].size(), T(0));
-      zeta_[ax].assign(slab_[ax].size(), T(0));
       std::vector<double> a, b;
       cpml_profile(s, ax, a, b);
       a_[ax].assign(a.begin(), a.end());
@@ -36,13 +41,19 @@ class CpmlState {
     }
   }
 
-  // psi_d[n] = b psi_d[n-1] + a D1_d cur, on every slab cell.
-  void update_psi(const T* cur) {
-    const T* src[3] = {cur, cur, cur};
-    update_psi(src);
+  // Zeroed memory variables for a new propagation.
+  CpmlMemory<T> make_memory() const {
+    CpmlMemory<T> m;
+    for (int ax = 0; ax < 3; ++ax)
+      if (on_[ax]) {
+        m.psi[ax].assign(slab_[ax].size(), T(0));
+        m.zeta[ax].assign(slab_[ax].size(), T(0));
+      }
+    return m;
   }
-  // The same with axis d driven by src[d].
-  void update_psi(const T* const src[3]) {
+
+  // psi_d[n] = b psi_d[n-1] + a D1_d src[d], on every slab cell.
+  void update_psi(CpmlMemory<T>& mem, const T* const src[3]) const {
     for (int ax = 0; ax < 3; ++ax)
       if (on_[ax])
         for_slab(ax, [&](int64_t k, int64_t i, int j) {
@@ -51,28 +62,23 @@ class CpmlState {
           T d1 = 0;
           for (int m = 1; m <= s_.radius; ++m)
             d1 += d1_[ax][m] * (cur[i + m * st] - cur[i - m * st]);
-          psi_[ax][k] = b_[ax][j] * psi_[ax][k] + a_[ax][j] * d1;
+          mem.psi[ax][k] = b_[ax][j] * mem.psi[ax][k] + a_[ax][j] * d1;
         });
   }
 
-  // zeta_d[n] = b zeta_d[n-1] + a (D2_d cur + D1_d psi_d); next += vdt2 (D1_d psi_d + zeta_d).
-  // Axes one after another, so a cell in two layers gets both corrections in a fixed order.
-  void correct(const T* cur, const T* vdt2, T* next) {
-    const T* src[3] = {cur, cur, cur};
-    const T* none[3] = {nullptr, nullptr, nullptr};
-    correct(src, vdt2, next, none, nullptr, none);
-  }
-  // The coupled form: axis d driven by src[d]; next_a += vdt2 wa[d] c_d and, when next_b is
-  // not null, next_b += vdt2 wb[d] c_d (per-cell weights; a null weight is 1).
-  void correct(const T* const src[3], const T* vdt2, T* next_a, const T* const wa[3], T* next_b,
-               const T* const wb[3]) {
+  // zeta_d[n] = b zeta_d[n-1] + a (D2_d src[d] + D1_d psi_d); c_d = D1_d psi_d + zeta_d;
+  // next_a += vdt2 wa[d] c_d and, when next_b is not null, next_b += vdt2 wb[d] c_d (per-cell
+  // weights; a null weight is 1). Axes one after another, so a cell in two layers gets both
+  // corrections in a fixed order.
+  void correct(CpmlMemory<T>& mem, const T* const src[3], const T* vdt2, T* next_a,
+               const T* const wa[3], T* next_b, const T* const wb[3]) const {
     for (int ax = 0; ax < 3; ++ax)
       if (on_[ax])
         for_slab(ax, [&](int64_t k, int64_t i, int j) {
           const T* cur = src[ax];
           const int64_t st = stride(ax);
           const CpmlSlab& sl = slab_[ax];
-          const T* psi = psi_[ax].data();
+          const T* psi = mem.psi[ax].data();
           const int kl = sl.local(j);
           T d2 = d2_[ax][0] * cur[i], dpsi = 0;
           for (int m = 1; m <= s_.radius; ++m) {
@@ -82,7 +88,7 @@ class CpmlState {
             const T pd = dn >= 0 ? psi[k + (dn - kl) * sl.stride()] : T(0);
             dpsi += d1_[ax][m] * (pu - pd);
           }
-          T& z = zeta_[ax][k];
+          T& z = mem.zeta[ax][k];
           z = b_[ax][j] * z + a_[ax][j] * (d2 + dpsi);
           const T c = vdt2[i] * (dpsi + z);
           next_a[i] += wa[ax] ? wa[ax][i] * c : c;
@@ -97,7 +103,7 @@ class CpmlState {
 
   // f(box index, grid index, index along the slab axis) for every cell of axis ax's slab.
   template <class F>
-  void for_slab(int ax, F&& f) {
+  void for_slab(int ax, F&& f) const {
     const CpmlSlab& sl = slab_[ax];
 #pragma omp parallel for collapse(2) schedule(static)
     for (int bz = 0; bz < sl.dims[0]; ++bz)
@@ -112,7 +118,7 @@ class CpmlState {
   StepSpec s_;
   bool on_[3] = {false, false, false};
   CpmlSlab slab_[3];
-  std::vector<T> psi_[3], zeta_[3], a_[3], b_[3];
+  std::vector<T> a_[3], b_[3];
   T d1_[3][kMaxRadius + 1] = {}, d2_[3][kMaxRadius + 1] = {};
 };
 

@@ -1,30 +1,220 @@
 #include "kernels/reference/cpu_engine.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
+#include <type_traits>
+#include <utility>
 
 #include "kernels/reference/acoustic.hpp"
-#include "kernels/reference/cpml.hpp"
+#include "kernels/reference/denormals.hpp"
 #include "kernels/reference/field_ops.hpp"
 
 namespace seisfd::reference {
+namespace {
+
+const char* const kFieldName[kMaxFields] = {"p", "q"};
+const char* const kAxisName[3] = {"z", "y", "x"};
 
 template <class T>
-CpuEngine<T>::CpuEngine(const StepSpec& spec, const std::vector<float>& velocity, double dt)
-    : spec_(spec) {
-  const int64_t n = spec.layout.size();
-  if (static_cast<int64_t>(velocity.size()) != n)
-    throw std::invalid_argument("CpuEngine: velocity has " + std::to_string(velocity.size()) +
-                                " values, layout needs " + std::to_string(n));
-  vdt2_.resize(n);
-  for (int64_t i = 0; i < n; ++i) vdt2_[i] = static_cast<T>(vdt_squared(velocity[i], dt));
-  prev_.assign(n, T(0));
-  cur_.assign(n, T(0));
-  if (spec.cpml_on()) {
-    if (spec.sponge_on())
-      throw std::invalid_argument("CpuEngine: CPML and sponge damping on the same layers");
-    cpml_ = std::make_unique<CpmlState<T>>(spec);
+class CpuSources final : public Sources {
+ public:
+  CpuSources(const SparsePoints& pts, const std::vector<double>& traces, int nt,
+             std::vector<T> coef)
+      : Sources(pts.count(), nt), points(pts), traces(traces), coef(std::move(coef)) {}
+  SparsePoints points;
+  std::vector<double> traces;
+  std::vector<T> coef;  // per CSR entry: weight (v dt)^2 / (1 + g)
+};
+
+template <class T>
+class CpuReceivers final : public Receivers {
+ public:
+  CpuReceivers(const SparsePoints& pts, int nt)
+      : Receivers(pts.count(), nt), points(pts), out(static_cast<size_t>(pts.count()) * nt, 0.0) {}
+  std::vector<double> traces() const override { return out; }
+  void clear() override { std::fill(out.begin(), out.end(), 0.0); }
+  SparsePoints points;
+  std::vector<double> out;
+};
+
+template <class T, class S>
+auto& own(S& s, const char* what) {
+  auto* c =
+      dynamic_cast<std::conditional_t<std::is_const_v<S>, const CpuState<T>, CpuState<T>>*>(&s);
+  if (!c) throw std::invalid_argument(std::string(what) + ": the state was made by another engine");
+  return *c;
+}
+
+template <class T>
+void write_box(const Layout& l, T* f, const Box& b, const float* in) {
+  const int n[3] = {b.hi[0] - b.lo[0], b.hi[1] - b.lo[1], b.hi[2] - b.lo[2]};
+#pragma omp parallel for collapse(2)
+  for (int z = 0; z < n[0]; ++z)
+    for (int y = 0; y < n[1]; ++y)
+      for (int x = 0; x < n[2]; ++x)
+        f[l.idx(b.lo[0] + z, b.lo[1] + y, b.lo[2] + x)] =
+            static_cast<T>(in[(static_cast<size_t>(z) * n[1] + y) * n[2] + x]);
+}
+
+}  // namespace
+
+// ---- state
+
+template <class T>
+CpuState<T>::CpuState(const StepSpec& spec, int fields, CpmlMemory<T> cpml, std::string engine)
+    : spec_(spec), fields_(fields), engine_(std::move(engine)), cpml_(std::move(cpml)) {
+  const size_t n = static_cast<size_t>(spec.layout.size());
+  for (int f = 0; f < fields; ++f) {
+    prev_[f].assign(n, T(0));
+    cur_[f].assign(n, T(0));
   }
+}
+
+template <class T>
+void CpuState<T>::rotate() {
+  for (int f = 0; f < fields_; ++f) std::swap(prev_[f], cur_[f]);
+}
+
+template <class T>
+template <class Self, class F>
+void CpuState<T>::for_each_array(Self& self, F&& fn) {
+  for (int f = 0; f < self.fields_; ++f) {
+    fn(std::string(kFieldName[f]) + ".previous", self.prev_[f]);
+    fn(std::string(kFieldName[f]) + ".current", self.cur_[f]);
+  }
+  for (int a = 0; a < 3; ++a)
+    if (!self.cpml_.psi[a].empty()) {
+      fn(std::string("cpml.psi.") + kAxisName[a], self.cpml_.psi[a]);
+      fn(std::string("cpml.zeta.") + kAxisName[a], self.cpml_.zeta[a]);
+    }
+}
+
+template <class T>
+void CpuState<T>::zero() {
+  for_each_array(
+      *this, [](const std::string&, std::vector<T>& v) { std::fill(v.begin(), v.end(), T(0)); });
+  set_step(0);
+}
+
+template <class T>
+void CpuState<T>::copy_from(const WaveState& other) {
+  const CpuState<T>& o = own<T>(other, "copy_from");
+  if (o.fields_ != fields_ || o.engine_ != engine_)
+    throw std::invalid_argument("copy_from: states of different engines");
+  for (int f = 0; f < fields_; ++f) {
+    prev_[f] = o.prev_[f];
+    cur_[f] = o.cur_[f];
+  }
+  cpml_ = o.cpml_;
+  set_step(o.step());
+}
+
+template <class T>
+StateImage CpuState<T>::save() const {
+  StateImage img;
+  img.engine = engine_;
+  img.step = step();
+  for_each_array(*this, [&](const std::string& name, const std::vector<T>& v) {
+    StateArray a;
+    a.name = name;
+    a.element_bytes = sizeof(T);
+    a.data.resize(v.size() * sizeof(T));
+    std::memcpy(a.data.data(), v.data(), a.data.size());
+    img.arrays.push_back(std::move(a));
+  });
+  return img;
+}
+
+template <class T>
+void CpuState<T>::load(const StateImage& img) {
+  if (img.engine != engine_)
+    throw std::invalid_argument("load: the image was saved by engine '" + img.engine +
+                                "', this state belongs to '" + engine_ + "'");
+  size_t k = 0;
+  for_each_array(*this, [&](const std::string& name, const std::vector<T>& v) {
+    const StateArray* a = img.find(name);
+    if (!a || a->element_bytes != static_cast<int>(sizeof(T)) ||
+        a->data.size() != v.size() * sizeof(T))
+      throw std::invalid_argument("load: the image has no array '" + name +
+                                  "' of this state's size and type");
+    ++k;
+  });
+  if (k != img.arrays.size())
+    throw std::invalid_argument("load: the image has arrays this state does not");
+  for_each_array(*this, [&](const std::string& name, std::vector<T>& v) {
+    std::memcpy(v.data(), img.find(name)->data.data(), v.size() * sizeof(T));
+  });
+  set_step(img.step);
+}
+
+template <class T>
+const std::vector<T>& CpuState<T>::level(FieldRef f) const {
+  if (f.field < 0 || f.field >= fields_)
+    throw std::invalid_argument("state: no field " + std::to_string(f.field));
+  return f.level == Level::kCurrent ? cur_[f.field] : prev_[f.field];
+}
+
+template <class T>
+std::vector<T>& CpuState<T>::level(FieldRef f) {
+  return const_cast<std::vector<T>&>(std::as_const(*this).level(f));
+}
+
+template <class T>
+void CpuState<T>::read_box(FieldRef f, const Box& b, const int dec[3],
+                           std::vector<float>& out) const {
+  gather_box(spec_.layout, level(f).data(), b.lo, b.hi, dec, out);
+}
+
+template <class T>
+void CpuState<T>::read_boxes(FieldRef f, const std::vector<Box>& boxes,
+                             std::vector<float>& out) const {
+  out.clear();
+  const int one[3] = {1, 1, 1};
+  std::vector<float> part;
+  for (const Box& b : boxes) {
+    gather_box(spec_.layout, level(f).data(), b.lo, b.hi, one, part);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+}
+
+template <class T>
+void CpuState<T>::write_boxes(FieldRef f, const std::vector<Box>& boxes,
+                              const std::vector<float>& in) {
+  int64_t total = 0;
+  for (const Box& b : boxes) total += b.cells();
+  if (total != static_cast<int64_t>(in.size()))
+    throw std::invalid_argument("write_boxes: " + std::to_string(in.size()) + " values for " +
+                                std::to_string(total) + " cells");
+  T* dst = level(f).data();
+  const float* src = in.data();
+  for (const Box& b : boxes) {
+    write_box(spec_.layout, dst, b, src);
+    src += b.cells();
+  }
+}
+
+// ---- engine
+
+template <class T>
+CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt)
+    : spec_(spec), physics_(m.physics), fields_(traits(m.physics).fields), w_(spec) {
+  check_medium(m, spec, std::string("cpu engine (") + to_string(m.physics) + "): ");
+  std::vector<T> coef[kMaxMediumArrays];
+  medium_coefficients(m, spec, dt, coef);
+  c_.vdt2 = std::move(coef[kVdt2]);
+  c_.E = std::move(coef[kE]);
+  c_.D = std::move(coef[kD]);
+  const int64_t n = spec.layout.size();
+  if (physics_ == Physics::kTti)
+    for (int ax = 0; ax < 3; ++ax) {
+      c_.n[ax] = std::move(coef[kAxisZ + ax]);
+      c_.a[ax].resize(n);
+      for (int64_t i = 0; i < n; ++i) c_.a[ax][i] = c_.n[ax][i] * c_.n[ax][i];
+      scratch_[ax].assign(n, T(0));
+      scratch_[3 + ax].assign(n, T(0));
+    }
+  if (spec.cpml_on()) cpml_ = std::make_unique<CpmlLayers<T>>(spec);
 }
 
 template <class T>
@@ -32,76 +222,131 @@ CpuEngine<T>::~CpuEngine() = default;
 
 template <class T>
 std::string CpuEngine<T>::name() const {
-  return sizeof(T) == 8 ? "cpu/fp64" : "cpu/fp32";
+  return std::string("cpu:") + to_string(physics_) + (sizeof(T) == 8 ? "/fp64" : "/fp32");
 }
 
 template <class T>
-void CpuEngine<T>::set_injection(const SparsePoints& points, const std::vector<double>& traces,
-                                 int nt) {
+std::unique_ptr<WaveState> CpuEngine<T>::make_state() {
+  return std::make_unique<CpuState<T>>(spec_, fields_,
+                                       cpml_ ? cpml_->make_memory() : CpmlMemory<T>{}, name());
+}
+
+template <class T>
+std::unique_ptr<Sources> CpuEngine<T>::make_sources(const SparsePoints& points,
+                                                    const std::vector<double>& traces, int nt) {
   if (static_cast<int64_t>(traces.size()) != static_cast<int64_t>(points.count()) * nt)
-    throw std::invalid_argument("set_injection: traces size does not match points x nt");
-  inj_ = points;
-  inj_traces_ = traces;
-  nt_inj_ = nt;
-  inj_coef_.resize(points.index.size());
+    throw std::invalid_argument("sources: traces size does not match points x nt");
+  std::vector<T> coef(points.index.size());
   for (size_t k = 0; k < points.index.size(); ++k) {
     const int64_t i = points.index[k];
-    inj_coef_[k] = static_cast<T>(points.weight[k] *
-                                  injection_factor(spec_, i, static_cast<double>(vdt2_[i])));
+    coef[k] = static_cast<T>(points.weight[k] *
+                             injection_factor(spec_, i, static_cast<double>(c_.vdt2[i])));
+  }
+  return std::make_unique<CpuSources<T>>(points, traces, nt, std::move(coef));
+}
+
+template <class T>
+std::unique_ptr<Receivers> CpuEngine<T>::make_receivers(const SparsePoints& points, int nt) {
+  return std::make_unique<CpuReceivers<T>>(points, nt);
+}
+
+template <class T>
+void CpuEngine<T>::advance(WaveState& state, int n_begin, int n_end, const StepIo& io) {
+  auto& s = own<T>(state, "advance");
+  check_direction(spec_, io.direction);
+  const FlushDenormals flush;
+  for (int n = n_begin; n < n_end; ++n) {
+    if (diagnostics_due(n)) queue_diagnostics(s, n);
+    step(s, n, io);
+  }
+  if (n_end > n_begin) s.set_step(n_end);
+}
+
+template <class T>
+void CpuEngine<T>::update(CpuState<T>& s, Direction d) {
+  const StepSpec& sp = spec_;
+  const PhysicsTraits& t = traits(physics_);
+  const bool adjoint = d == Direction::kAdjoint && physics_ != Physics::kAcoustic;
+  // The fields the stencils act on: the current levels, or in the anisotropic adjoint
+  // X = E p + D q, Y = D p + q (kernels/reference/anisotropic.hpp).
+  const T* X[kMaxFields] = {s.current(0).data(), fields_ > 1 ? s.current(1).data() : nullptr};
+  if (adjoint) {
+    const int64_t n = sp.layout.size();
+    scratch_[6].resize(n, T(0));
+    scratch_[7].resize(n, T(0));
+    transposed_fields(sp, c_, s.current(0).data(), s.current(1).data(), scratch_[6].data(),
+                      scratch_[7].data());
+    X[0] = scratch_[6].data();
+    X[1] = scratch_[7].data();
+  }
+  const T* src[3] = {X[t.cpml_source[0]], X[t.cpml_source[1]], X[t.cpml_source[2]]};
+  if (cpml_) cpml_->update_psi(s.cpml(), src);
+  // The new level overwrites the previous one in place.
+  if (physics_ == Physics::kAcoustic) {
+    acoustic_step<T>(sp, s.previous(0).data(), X[0], s.previous(0).data(), c_.vdt2.data());
+  } else {
+    T* g[6];
+    for (int k = 0; k < 6; ++k) g[k] = scratch_[k].data();
+    aniso_update(sp, w_, c_, physics_ == Physics::kTti, adjoint, X[0], X[1], s.current(0).data(),
+                 s.current(1).data(), s.previous(0).data(), s.previous(1).data(), g);
+  }
+  if (cpml_) {
+    const std::vector<T>* medium[kMaxMediumArrays] = {&c_.vdt2, &c_.E, &c_.D};
+    const T* w[kMaxFields][3];
+    for (int f = 0; f < kMaxFields; ++f)
+      for (int ax = 0; ax < 3; ++ax) {
+        const int k = t.cpml_weight[f][ax];
+        w[f][ax] = k < 0 ? nullptr : medium[k]->data();
+      }
+    cpml_->correct(s.cpml(), src, c_.vdt2.data(), s.previous(0).data(), w[0],
+                   fields_ > 1 ? s.previous(1).data() : nullptr, w[1]);
   }
 }
 
 template <class T>
-void CpuEngine<T>::set_recording(const SparsePoints& points, int nt) {
-  rec_ = points;
-  nt_rec_ = nt;
-  recorded_.assign(static_cast<size_t>(points.count()) * nt, 0.0);
-}
-
-template <class T>
-void CpuEngine<T>::step(int n) {
-  // The new field overwrites the oldest one in place, then the two swap roles.
-  if (cpml_) cpml_->update_psi(cur_.data());
-  acoustic_step<T>(spec_, prev_.data(), cur_.data(), prev_.data(), vdt2_.data());
-  if (cpml_) cpml_->correct(cur_.data(), vdt2_.data(), prev_.data());
-  std::swap(prev_, cur_);
-  if (n < nt_inj_) {
-    for (int p = 0; p < inj_.count(); ++p) {
-      const T s = static_cast<T>(inj_traces_[static_cast<size_t>(p) * nt_inj_ + n]);
-      for (int64_t k = inj_.offset[p]; k < inj_.offset[p + 1]; ++k)
-        cur_[inj_.index[k]] += inj_coef_[k] * s;
+void CpuEngine<T>::step(CpuState<T>& s, int n, const StepIo& io) {
+  update(s, io.direction);
+  s.rotate();
+  const bool forward = io.direction == Direction::kForward;
+  if (const auto* src = static_cast<const CpuSources<T>*>(io.sources); src && n < src->nt()) {
+    const int into = forward ? fields_ : 1;
+    for (int p = 0; p < src->count(); ++p) {
+      const T v = static_cast<T>(src->traces[static_cast<size_t>(p) * src->nt() + n]);
+      for (int64_t k = src->points.offset[p]; k < src->points.offset[p + 1]; ++k)
+        for (int f = 0; f < into; ++f) s.current(f)[src->points.index[k]] += src->coef[k] * v;
     }
   }
-  if (spec_.free_surface) free_surface_mirror(spec_, cur_.data());
-  if (n + 1 < nt_rec_) {
-    for (int p = 0; p < rec_.count(); ++p) {
+  if (spec_.free_surface)
+    for (int f = 0; f < fields_; ++f) free_surface_mirror(spec_, s.current(f).data());
+  if (auto* rec = static_cast<CpuReceivers<T>*>(io.receivers); rec && n + 1 < rec->nt()) {
+    const int from = forward ? 1 : fields_;
+    for (int p = 0; p < rec->count(); ++p) {
       T acc = 0;
-      for (int64_t k = rec_.offset[p]; k < rec_.offset[p + 1]; ++k)
-        acc += static_cast<T>(rec_.weight[k]) * cur_[rec_.index[k]];
-      recorded_[static_cast<size_t>(p) * nt_rec_ + n + 1] = static_cast<double>(acc);
+      for (int64_t k = rec->points.offset[p]; k < rec->points.offset[p + 1]; ++k) {
+        const int64_t i = rec->points.index[k];
+        T f = s.current(0)[i];
+        for (int q = 1; q < from; ++q) f += s.current(q)[i];
+        acc += static_cast<T>(rec->points.weight[k]) * f;
+      }
+      rec->out[static_cast<size_t>(p) * rec->nt() + n + 1] = static_cast<double>(acc);
     }
   }
 }
 
 template <class T>
-void CpuEngine<T>::copy_field(const int lo[3], const int hi[3], const int dec[3],
-                              std::vector<float>& out) {
-  gather_box(spec_.layout, cur_.data(), lo, hi, dec, out);
+Diagnostics CpuEngine<T>::diagnostics(const WaveState& state) {
+  return field_diagnostics(spec_, own<T>(state, "diagnostics").current(0).data());
 }
 
-template <class T>
-Diagnostics CpuEngine<T>::diagnostics() {
-  return field_diagnostics(spec_, cur_.data());
-}
-
+template class CpuState<float>;
+template class CpuState<double>;
 template class CpuEngine<float>;
 template class CpuEngine<double>;
 
-std::unique_ptr<WaveEngine> make_cpu_engine(const StepSpec& spec,
-                                            const std::vector<float>& velocity, double dt,
-                                            bool fp64) {
-  if (fp64) return std::make_unique<CpuEngine<double>>(spec, velocity, dt);
-  return std::make_unique<CpuEngine<float>>(spec, velocity, dt);
+std::unique_ptr<Engine> make_cpu_engine(const StepSpec& spec, const Medium& medium, double dt,
+                                        bool fp64) {
+  if (fp64) return std::make_unique<CpuEngine<double>>(spec, medium, dt);
+  return std::make_unique<CpuEngine<float>>(spec, medium, dt);
 }
 
 }  // namespace seisfd::reference

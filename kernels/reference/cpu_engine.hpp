@@ -1,53 +1,103 @@
-// The CPU backend: a WaveEngine over the reference kernels, in fp32 or fp64.
+// The CPU backend: one Engine for every physics over the reference kernels (acoustic.hpp,
+// anisotropic.hpp, cpml.hpp), in fp32 or fp64. It runs the step sequence every backend runs
+// (docs/architecture.md §3): CPML memory update, the physics' update in the requested
+// direction, CPML correction, level rotation, injection, free surface, recording. Diagnostics
+// and copies are of p.
 #pragma once
 #include <memory>
 #include <vector>
 
 #include "kernels/engine.hpp"
+#include "kernels/medium.hpp"
+#include "kernels/reference/anisotropic.hpp"
+#include "kernels/reference/cpml.hpp"
 
 namespace seisfd::reference {
 
 template <class T>
-class CpmlState;
+class CpuState final : public WaveState {
+ public:
+  CpuState(const StepSpec& spec, int fields, CpmlMemory<T> cpml, std::string engine);
+
+  // The arrays of field f (0 = p, 1 = q): current and previous level.
+  std::vector<T>& current(int f) { return cur_[f]; }
+  std::vector<T>& previous(int f) { return prev_[f]; }
+  const std::vector<T>& current(int f) const { return cur_[f]; }
+  const std::vector<T>& previous(int f) const { return prev_[f]; }
+  CpmlMemory<T>& cpml() { return cpml_; }
+  int fields() const { return fields_; }
+  void rotate();  // the new level (written over the previous one) becomes the current one
+
+  void zero() override;
+  void copy_from(const WaveState& other) override;
+  StateImage save() const override;
+  void load(const StateImage& image) override;
+  void read_box(FieldRef f, const Box& b, const int dec[3], std::vector<float>& out) const override;
+  void read_boxes(FieldRef f, const std::vector<Box>& boxes,
+                  std::vector<float>& out) const override;
+  void write_boxes(FieldRef f, const std::vector<Box>& boxes,
+                   const std::vector<float>& in) override;
+
+ private:
+  const std::vector<T>& level(FieldRef f) const;
+  std::vector<T>& level(FieldRef f);
+  // fn(name, array) for every array, in the order save() writes them (Self: this class,
+  // const or not).
+  template <class Self, class F>
+  static void for_each_array(Self& self, F&& fn);
+
+  StepSpec spec_;
+  int fields_;
+  std::string engine_;
+  std::vector<T> prev_[kMaxFields], cur_[kMaxFields];
+  CpmlMemory<T> cpml_;
+};
 
 template <class T>
-class CpuEngine final : public WaveEngine {
+class CpuEngine final : public Engine {
  public:
-  // velocity: one value per cell of spec.layout (padding included), m/s.
-  CpuEngine(const StepSpec& spec, const std::vector<float>& velocity, double dt);
+  // Throws std::invalid_argument (check_medium): wrong array sizes, delta > eps, CPML where the
+  // physics has none or together with sponge damping.
+  CpuEngine(const StepSpec& spec, const Medium& medium, double dt);
   ~CpuEngine() override;
 
   std::string name() const override;
-  void set_injection(const SparsePoints& points, const std::vector<double>& traces,
-                     int nt) override;
-  void set_recording(const SparsePoints& points, int nt) override;
-  void step(int n) override;
-  void copy_field(const int lo[3], const int hi[3], const int dec[3],
-                  std::vector<float>& out) override;
-  std::vector<double> recorded() override { return recorded_; }
-  Diagnostics diagnostics() override;
-
-  const std::vector<T>& current() const { return cur_; }
-  const std::vector<T>& previous() const { return prev_; }
-  // Initial conditions for tests: fields n = 0 (current) and n = -1 (previous).
-  std::vector<T>& mutable_current() { return cur_; }
-  std::vector<T>& mutable_previous() { return prev_; }
-  const std::vector<T>& vdt2() const { return vdt2_; }
+  Physics physics() const override { return physics_; }
   const StepSpec& spec() const override { return spec_; }
+  std::unique_ptr<WaveState> make_state() override;
+  std::unique_ptr<Sources> make_sources(const SparsePoints& points,
+                                        const std::vector<double>& traces, int nt) override;
+  std::unique_ptr<Receivers> make_receivers(const SparsePoints& points, int nt) override;
+  void advance(WaveState& state, int n_begin, int n_end, const StepIo& io) override;
+  Diagnostics diagnostics(const WaveState& state) override;
+
+  const MediumCoefs<T>& coefficients() const { return c_; }
 
  private:
+  void step(CpuState<T>& s, int n, const StepIo& io);
+  void update(CpuState<T>& s, Direction d);
+
   StepSpec spec_;
-  std::vector<T> vdt2_, prev_, cur_;
-  std::unique_ptr<CpmlState<T>> cpml_;  // auxiliary fields when spec.cpml_on()
-  SparsePoints inj_, rec_;
-  std::vector<T> inj_coef_;  // per CSR entry: weight (v dt)^2 / (1 + g)
-  std::vector<double> inj_traces_;
-  std::vector<double> recorded_;
-  int nt_inj_ = 0, nt_rec_ = 0;
+  Physics physics_;
+  int fields_;
+  AnisoWeights<T> w_;
+  MediumCoefs<T> c_;
+  std::unique_ptr<CpmlLayers<T>> cpml_;  // when spec.cpml_on()
+  std::vector<T> scratch_[8];            // TTI cross intermediates (6), adjoint X and Y (2)
 };
 
-std::unique_ptr<WaveEngine> make_cpu_engine(const StepSpec& spec,
-                                            const std::vector<float>& velocity, double dt,
-                                            bool fp64);
+// Host memory of a CPU engine and one state with `elem`-byte reals: both levels of every field,
+// the coefficients ((v dt)^2; E, D; the axis and its squares), the TTI cross intermediates and
+// the CPML memory variables.
+inline size_t cpu_engine_bytes(Physics p, const StepSpec& spec, int elem) {
+  const int arrays = 2 * traits(p).fields + (p == Physics::kTti ? 9 + 6 : traits(p).medium_arrays);
+  return (arrays * static_cast<size_t>(spec.layout.size()) +
+          static_cast<size_t>(cpml_aux_cells(spec))) *
+         elem;
+}
+
+// fp64 or fp32.
+std::unique_ptr<Engine> make_cpu_engine(const StepSpec& spec, const Medium& medium, double dt,
+                                        bool fp64);
 
 }  // namespace seisfd::reference

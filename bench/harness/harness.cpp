@@ -1,0 +1,351 @@
+#include "bench/harness/harness.hpp"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+
+#include "bench/harness/stream_probe.hpp"
+#include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda/field_ops.hpp"
+#include "kernels/cuda/timing.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "kernels/fd_coefficients.hpp"
+#include "kernels/medium.hpp"
+#include "kernels/propagation.hpp"
+#include "kernels/reference/acoustic.hpp"
+#include "kernels/reference/cpu_engine.hpp"
+
+namespace seisfd::bench {
+namespace {
+
+using cuda::DeviceBuffer;
+
+bool in_region(const StepSpec& s, int z, int y, int x) {
+  return z >= s.begin[0] && z < s.end[0] && y >= s.begin[1] && y < s.end[1] && x >= s.begin[2] &&
+         x < s.end[2];
+}
+
+constexpr uint32_t kPoison = 0x7fc0dead;
+
+int current_device_id() {
+  int d = 0;
+  CUDA_CHECK(cudaGetDevice(&d));
+  return d;
+}
+
+UpdateArgs acoustic_args(const float* prev, const float* cur, float* next, const float* vdt2) {
+  UpdateArgs a;
+  a.prev[0] = prev;
+  a.cur[0] = cur;
+  a.next[0] = next;
+  a.medium[kVdt2] = vdt2;
+  return a;
+}  // a quiet NaN no arithmetic produces
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+template <class Launch>
+Timing time_loop(int steps, int repeats, int warmup, cudaStream_t st, Launch&& launch) {
+  for (int i = 0; i < warmup; ++i) launch();
+  CUDA_CHECK(cudaStreamSynchronize(st));
+  cuda::Event e0, e1;
+  Timing t;
+  for (int r = 0; r < repeats; ++r) {
+    e0.record(st);
+    for (int i = 0; i < steps; ++i) launch();
+    e1.record(st);
+    t.ms_per_step.push_back(e1.since(e0) / steps);
+  }
+  t.median_ms = median(t.ms_per_step);
+  return t;
+}
+
+std::string format_rel_l2(double rel, int steps, double tolerance) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "relative L2 %.3e after %d steps exceeds %.1e", rel, steps,
+                tolerance);
+  return buf;
+}
+
+// A smooth heterogeneous anisotropic medium over the whole layout: v 1500-2100 m/s, eps
+// 0.1-0.3, eps - delta 0.05-0.15, theta 5-55 degrees, phi over the full circle.
+Medium bench_aniso_model(const StepSpec& s, Physics kind) {
+  const Layout& l = s.layout;
+  Medium m;
+  m.physics = kind;
+  const size_t n = static_cast<size_t>(l.size());
+  m.velocity.assign(n, 0.0f);
+  m.epsilon.assign(n, 0.0f);
+  m.delta.assign(n, 0.0f);
+  if (kind == Physics::kTti) {
+    m.theta.assign(n, 0.0f);
+    m.phi.assign(n, 0.0f);
+  }
+  for (int z = 0; z < l.nz; ++z)
+    for (int y = 0; y < l.ny; ++y)
+      for (int x = 0; x < l.nx; ++x) {
+        const int64_t i = l.idx(z, y, x);
+        m.velocity[i] = static_cast<float>(1800.0 + 300.0 * std::sin(0.11 * x + 0.07 * z));
+        const double eps = 0.2 + 0.1 * std::sin(0.19 * x - 0.13 * y + 0.1 * z);
+        m.epsilon[i] = static_cast<float>(eps);
+        m.delta[i] = static_cast<float>(eps - 0.1 - 0.05 * std::cos(0.17 * y + 0.09 * z));
+        if (kind == Physics::kTti) {
+          m.theta[i] =
+              static_cast<float>((30.0 + 25.0 * std::sin(0.12 * x + 0.2 * z)) * M_PI / 180);
+          m.phi[i] =
+              static_cast<float>((180.0 + 175.0 * std::cos(0.09 * x - 0.15 * y)) * M_PI / 180);
+        }
+      }
+  return m;
+}
+
+VerifyResult verify_aniso_variant(const KernelVariant& v, const StepSpec& spec, int steps,
+                                  uint32_t seed, double tolerance) {
+  VerifyResult res;
+  const Medium m = bench_aniso_model(spec, v.physics);
+  // dt at half the stability bound of the fastest direction (v_max sqrt(1 + 2 eps_max)).
+  double lambda = 0;
+  for (int a = 0; a < 3; ++a)
+    lambda += second_derivative_spectral_radius(spec.radius) / (spec.h[a] * spec.h[a]);
+  const double dt = 0.5 * 2.0 / (2100.0 * std::sqrt(1.6) * std::sqrt(lambda));
+  auto cpu = reference::make_cpu_engine(spec, m, dt, false);
+  CudaEngineOptions o;
+  o.variant = v.name;
+  auto gpu = make_cuda_engine(spec, m, dt, o);
+  // A point source near the centre with a random trace, recorded at a cell off the centre.
+  const Layout& l = spec.layout;
+  const int c[3] = {(spec.begin[0] + spec.end[0]) / 2, (spec.begin[1] + spec.end[1]) / 2,
+                    (spec.begin[2] + spec.end[2]) / 2};
+  const int nt = steps * 10 + 1;
+  SparsePoints src, rec;
+  src.index = {l.idx(c[0], c[1], c[2])};
+  src.weight = {1.0 / (spec.h[0] * spec.h[1] * spec.h[2])};
+  src.offset = {0, 1};
+  rec.index = {l.idx(c[0] + 2, c[1] - 1, c[2] + 3)};
+  rec.weight = {1.0};
+  rec.offset = {0, 1};
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  std::vector<double> trace(nt);
+  for (double& x : trace) x = u(rng);
+  std::vector<float> a, b;
+  const int dec[3] = {1, 1, 1};
+  for (auto [e, out] : {std::pair{cpu.get(), &a}, std::pair{gpu.get(), &b}}) {
+    Propagation p(*e);
+    p.set_injection(src, trace, nt);
+    p.set_recording(rec, nt);
+    p.steps(0, nt - 1);
+    p.copy_field(spec.begin, spec.end, dec, *out);
+  }
+  double num = 0, den = 0;
+  int64_t nonfinite = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (!std::isfinite(b[i])) ++nonfinite;
+    const double d = static_cast<double>(b[i]) - a[i];
+    num += d * d;
+    den += static_cast<double>(a[i]) * a[i];
+  }
+  res.rel_l2 = den > 0 ? std::sqrt(num / den) : INFINITY;
+  if (nonfinite) {
+    res.message =
+        std::to_string(nonfinite) + " non-finite cells after " + std::to_string(nt - 1) + " steps";
+    return res;
+  }
+  if (!(res.rel_l2 <= tolerance)) {
+    res.message = format_rel_l2(res.rel_l2, nt - 1, tolerance);
+    return res;
+  }
+  res.ok = true;
+  return res;
+}
+
+}  // namespace
+
+VerifyResult verify_variant(const KernelVariant& v, const StepSpec& spec, int steps, uint32_t seed,
+                            double tolerance) {
+  VerifyResult res;
+  const std::string why = v.can_implement(spec, current_device().compute_capability);
+  if (!why.empty()) {
+    res.message = "cannot run this spec: " + why;
+    return res;
+  }
+  if (anisotropic(v.physics)) return verify_aniso_variant(v, spec, steps, seed, tolerance);
+  const Layout& l = spec.layout;
+  const size_t n = static_cast<size_t>(l.size());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f), f(0.5f, 1.0f);
+  const float vmax = cuda::stable_vdt2(spec, 0.9);
+  std::vector<float> prev(n), cur(n), vdt2(n);
+  for (size_t i = 0; i < n; ++i) {
+    prev[i] = u(rng);
+    cur[i] = u(rng);
+    vdt2[i] = vmax * f(rng);
+  }
+  float poison;
+  std::memcpy(&poison, &kPoison, sizeof poison);
+  std::vector<float> next(n, poison);
+
+  cuda::Stream st;
+  DeviceBuffer<float> da(n), db(n), dn(n), dv(n);
+  da.upload(prev, st.get());
+  db.upload(cur, st.get());
+  dn.upload(next, st.get());
+  dv.upload(vdt2, st.get());
+  const ExecContext ctx{current_device_id(), st.get()};
+  v.forward(spec, acoustic_args(da.get(), db.get(), dn.get(), dv.get()), ctx);
+  std::vector<float> g;
+  dn.download(g, st.get());
+  reference::acoustic_step<float>(spec, prev.data(), cur.data(), next.data(), vdt2.data());
+
+  // Step 1: every region cell written, nothing outside it.
+  int64_t unwritten = 0, stray = 0;
+  for (int z = 0; z < l.nz; ++z)
+    for (int y = 0; y < l.ny; ++y)
+      for (int x = 0; x < l.nx; ++x) {
+        const int64_t i = l.idx(z, y, x);
+        uint32_t bits;
+        std::memcpy(&bits, &g[i], sizeof bits);
+        if (in_region(spec, z, y, x)) {
+          unwritten += bits == kPoison;
+        } else {
+          stray += bits != kPoison;
+          g[i] = next[i] = cur[i];  // defined values for the next steps, the same on both
+        }
+      }
+  if (unwritten || stray) {
+    res.message = "first step: " + std::to_string(unwritten) + " region cells not written, " +
+                  std::to_string(stray) + " cells outside the region written";
+    return res;
+  }
+  // Steps 2..steps in place (next aliases prev), as the engine runs them.
+  dn.upload(g, st.get());
+  float* a = db.get();  // oldest
+  float* b = dn.get();  // newest
+  std::vector<float>& ra = cur;
+  std::vector<float>& rb = next;
+  for (int k = 1; k < steps; ++k) {
+    v.forward(spec, acoustic_args(a, b, a, dv.get()), ctx);
+    std::swap(a, b);
+    reference::acoustic_step<float>(spec, ra.data(), rb.data(), ra.data(), vdt2.data());
+    std::swap(ra, rb);
+  }
+  st.synchronize();
+  std::vector<float> out(n);
+  CUDA_CHECK(cudaMemcpy(out.data(), b, n * sizeof(float), cudaMemcpyDeviceToHost));
+  double num = 0, den = 0;
+  int64_t nonfinite = 0, changed_outside = 0;
+  for (int z = 0; z < l.nz; ++z)
+    for (int y = 0; y < l.ny; ++y)
+      for (int x = 0; x < l.nx; ++x) {
+        const int64_t i = l.idx(z, y, x);
+        if (in_region(spec, z, y, x)) {
+          if (!std::isfinite(out[i])) ++nonfinite;
+          const double d = static_cast<double>(out[i]) - rb[i];
+          num += d * d;
+          den += static_cast<double>(rb[i]) * rb[i];
+        } else {
+          changed_outside += std::memcmp(&out[i], &rb[i], sizeof(float)) != 0;
+        }
+      }
+  res.rel_l2 = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
+  if (nonfinite || changed_outside) {
+    res.message = "after " + std::to_string(steps) + " steps: " + std::to_string(nonfinite) +
+                  " non-finite region cells, " + std::to_string(changed_outside) +
+                  " cells outside the region changed";
+    return res;
+  }
+  if (!(res.rel_l2 <= tolerance)) {
+    res.message = format_rel_l2(res.rel_l2, steps, tolerance);
+    return res;
+  }
+  res.ok = true;
+  return res;
+}
+
+Timing time_variant(const KernelVariant& v, const StepSpec& spec, int steps, int repeats,
+                    int warmup, bool zero_fields) {
+  cuda::Stream st;
+  const cuda::Timing t = cuda::time_update(v, spec, steps, repeats, warmup, zero_fields,
+                                           {current_device_id(), st.get()});
+  return {t.ms_per_step, t.median_ms};
+}
+
+Timing time_stream_ceiling(const StepSpec& spec, Physics physics, int steps, int repeats,
+                           int warmup) {
+  const size_t n = static_cast<size_t>(spec.layout.size());
+  const int64_t cells = spec.layout.cells() / 4 * 4;
+  if (anisotropic(physics)) {
+    const int reads = physics == Physics::kTti ? 9 : 7;
+    cuda::Stream st;
+    std::vector<DeviceBuffer<float>> buf;
+    buf.reserve(reads);
+    for (int i = 0; i < reads; ++i) {
+      buf.emplace_back(n);
+      cuda::launch_fill_hash(buf.back().get(), n, 1 + i, i == 4 ? 0.01f : 0.0f,
+                             i == 4 ? 0.005f : 1.0f, st.get());
+    }
+    std::vector<const float*> in(reads);
+    for (int i = 0; i < reads; ++i) in[i] = buf[i].get();
+    Timing t = time_loop(steps, repeats, warmup, st.get(), [&] {
+      // in: p_prev, q_prev, p_cur, q_cur, c, E, D (, theta, phi); p and q next overwrite the
+      // previous levels, then the levels swap, as the engine rotates them.
+      float* const out[2] = {const_cast<float*>(in[0]), const_cast<float*>(in[1])};
+      launch_aniso_stream(cells, reads, in.data(), out, st.get());
+      std::swap(in[0], in[2]);
+      std::swap(in[1], in[3]);
+    });
+    CUDA_CHECK(cudaStreamSynchronize(st.get()));
+    return t;
+  }
+  cuda::Stream st;
+  DeviceBuffer<float> a(n), b(n), vd(n);
+  cuda::launch_fill_hash(a.get(), n, 1, 0.0f, 1.0f, st.get());
+  cuda::launch_fill_hash(b.get(), n, 2, 0.0f, 1.0f, st.get());
+  cuda::launch_fill_hash(vd.get(), n, 3, 0.01f, 0.005f, st.get());
+  float* pa = a.get();
+  float* pb = b.get();
+  Timing t = time_loop(steps, repeats, warmup, st.get(), [&] {
+    launch_acoustic_stream(cells, pa, pb, pa, vd.get(), st.get());
+    std::swap(pa, pb);
+  });
+  CUDA_CHECK(cudaStreamSynchronize(st.get()));
+  return t;
+}
+
+double copy_bandwidth_gbps(size_t bytes, int repeats) {
+  cuda::Stream st;
+  DeviceBuffer<char> a(bytes), b(bytes);
+  CUDA_CHECK(cudaMemsetAsync(a.get(), 1, bytes, st.get()));
+  const Timing t = time_loop(1, repeats, 3, st.get(), [&] {
+    CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, st.get()));
+  });
+  return 2.0 * bytes / (t.median_ms * 1e-3) / 1e9;
+}
+
+DeviceSummary current_device() {
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp p{};
+  CUDA_CHECK(cudaGetDeviceProperties(&p, dev));
+  DeviceSummary d;
+  d.name = p.name;
+  d.compute_capability = p.major * 10 + p.minor;
+  d.multiprocessors = p.multiProcessorCount;
+  int clock_khz = 0;
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, dev);
+  d.memory_clock_mhz = clock_khz / 1000.0;
+  d.bus_width_bits = p.memoryBusWidth;
+  size_t total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&d.free_bytes, &total));
+  return d;
+}
+
+}  // namespace seisfd::bench

@@ -1,0 +1,114 @@
+// The medium as every backend takes it: per-cell parameters over the layout, and the pointwise
+// coefficients of the update derived from them once, in double, for each backend to round to
+// its own type. docs/physics.md §2, §4.
+//
+// Pseudo-acoustic VTI/TTI (Zhang, Zhang & Zhang 2011), m = 1/v^2, E = 1 + 2 eps,
+// D = sqrt(1 + 2 delta):  m p_tt = E H_0 p + D H_z q,  m q_tt = D H_0 p + H_z q,
+// with the symmetry axis n = (sin theta cos phi, sin theta sin phi, cos theta) in (x, y, z),
+// theta from vertical (z down), phi the azimuth from +x towards +y; H_z = div(n n^T grad) and
+// H_0 = lap - H_z, both discretized as self-adjoint operators (kernels/reference/anisotropic.hpp).
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/physics.hpp"
+#include "kernels/step_spec.hpp"
+
+namespace seisfd {
+
+// One value per cell of the layout (padding included). Angles in radians. epsilon and delta
+// for VTI and TTI, theta and phi for TTI; empty otherwise.
+struct Medium {
+  Physics physics = Physics::kAcoustic;
+  std::vector<float> velocity, epsilon, delta, theta, phi;
+};
+
+inline Medium acoustic_medium(std::vector<float> velocity) {
+  Medium m;
+  m.velocity = std::move(velocity);
+  return m;
+}
+
+// Cells with delta > epsilon make the p/q system grow exponentially (the product of its two
+// eigenvalues changes sign); engines refuse such media and the solver clamps them first.
+inline int64_t count_delta_above_epsilon(const Medium& m) {
+  int64_t n = 0;
+  for (size_t i = 0; i < m.epsilon.size() && i < m.delta.size(); ++i)
+    if (m.delta[i] > m.epsilon[i]) ++n;
+  return n;
+}
+
+// The symmetry axis of one cell, in (x, y, z).
+inline void symmetry_axis(double theta, double phi, double& nx, double& ny, double& nz) {
+  nx = std::sin(theta) * std::cos(phi);
+  ny = std::sin(theta) * std::sin(phi);
+  nz = std::cos(theta);
+}
+
+// Throws std::invalid_argument, the message starting with `who`: arrays of the wrong size,
+// delta > epsilon, CPML where the physics has no CPML, CPML together with sponge damping.
+inline void check_medium(const Medium& m, const StepSpec& s, const std::string& who) {
+  const PhysicsTraits& t = traits(m.physics);
+  if (s.cpml_on() && *t.cpml_refusal)
+    throw std::invalid_argument(who + "boundary.type = " + t.cpml_refusal);
+  if (s.cpml_on() && s.sponge_on())
+    throw std::invalid_argument(who + "CPML and sponge damping on the same layers");
+  const int64_t n = s.layout.size();
+  const auto check = [&](const std::vector<float>& v, const char* what) {
+    if (static_cast<int64_t>(v.size()) != n)
+      throw std::invalid_argument(who + what + " has " + std::to_string(v.size()) +
+                                  " values, layout needs " + std::to_string(n));
+  };
+  check(m.velocity, "velocity");
+  if (t.medium_arrays > 1) {
+    check(m.epsilon, "epsilon");
+    check(m.delta, "delta");
+    if (const int64_t bad = count_delta_above_epsilon(m))
+      throw std::invalid_argument(who + std::to_string(bad) +
+                                  " cells have delta > epsilon (the p/q system is unstable there)");
+  }
+  if (t.medium_arrays > 3) {
+    check(m.theta, "theta");
+    check(m.phi, "phi");
+  }
+}
+
+// The coefficient arrays the physics' update reads (MediumArray order), rounded to T:
+// (v dt)^2, E, D and the axis (z, y, x). Mirror rows above a free surface hold the reflected
+// axis (n_x, n_y, -n_z) of their image row (docs/physics.md §4).
+template <class T>
+void medium_coefficients(const Medium& m, const StepSpec& s, double dt,
+                         std::vector<T> (&out)[kMaxMediumArrays]) {
+  const int count = traits(m.physics).medium_arrays;
+  const Layout& l = s.layout;
+  const int64_t n = l.size();
+  for (int a = 0; a < kMaxMediumArrays; ++a) out[a].clear();
+  for (int a = 0; a < count; ++a) out[a].resize(n);
+  for (int64_t i = 0; i < n; ++i) {
+    out[kVdt2][i] = static_cast<T>(vdt_squared(m.velocity[i], dt));
+    if (count > 1) {
+      out[kE][i] = static_cast<T>(1.0 + 2.0 * static_cast<double>(m.epsilon[i]));
+      out[kD][i] = static_cast<T>(std::sqrt(1.0 + 2.0 * static_cast<double>(m.delta[i])));
+    }
+    if (count > 3) {
+      int z, y, x;
+      l.coords(i, z, y, x);
+      int64_t src = i;
+      bool flip = false;
+      if (s.free_surface && z < s.surface && 2 * s.surface - z < l.nz) {
+        src = l.idx(2 * s.surface - z, y, x);
+        flip = true;
+      }
+      double nx, ny, nz;
+      symmetry_axis(m.theta[src], m.phi[src], nx, ny, nz);
+      out[kAxisZ][i] = static_cast<T>(flip ? -nz : nz);
+      out[kAxisY][i] = static_cast<T>(ny);
+      out[kAxisX][i] = static_cast<T>(nx);
+    }
+  }
+}
+
+}  // namespace seisfd

@@ -1,0 +1,61 @@
+// One propagation: a state that an engine advances in one direction, with the sources and
+// receivers bound to it (a shot's forward modelling, its adjoint, a receiver wavefield of RTM).
+// What the time loop and the operators drive; the engine itself stays reusable for the next
+// shot, the other direction or another state. Plain C++.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "kernels/engine.hpp"
+
+namespace seisfd {
+
+class Propagation {
+ public:
+  explicit Propagation(Engine& engine, Direction direction = Direction::kForward);
+
+  Engine& engine() const { return engine_; }
+  WaveState& state() const { return *state_; }
+  Direction direction() const { return io_.direction; }
+
+  // Sources inject trace sample n at step n ([points][nt]); receivers record field n into
+  // sample n ([points][nt]). Replace what was bound before.
+  void set_injection(const SparsePoints& points, const std::vector<double>& traces, int nt);
+  void set_recording(const SparsePoints& points, int nt);
+
+  // Steps [n_begin, n_end) (Engine::advance).
+  void steps(int n_begin, int n_end) { engine_.advance(*state_, n_begin, n_end, io_); }
+  // The state back to zero (step 0) and the recorded traces cleared: ready for the next run.
+  void reset();
+
+  // p of the current field on the strided sub-box [lo, hi) with stride dec (z, y, x).
+  void copy_field(const int lo[3], const int hi[3], const int dec[3],
+                  std::vector<float>& out) const;
+  std::vector<double> recorded() const;  // [points][nt]; empty without receivers
+  Diagnostics diagnostics() { return engine_.diagnostics(*state_); }
+  void queue_diagnostics(int step) { engine_.queue_diagnostics(*state_, step); }
+  std::vector<TaggedDiagnostics> completed_diagnostics(int max_pending) {
+    return engine_.completed_diagnostics(max_pending);
+  }
+
+ private:
+  Engine& engine_;
+  std::unique_ptr<WaveState> state_;
+  std::unique_ptr<Sources> sources_;
+  std::unique_ptr<Receivers> receivers_;
+  StepIo io_;
+};
+
+// The linear modelling operator F (source traces -> receiver traces) and its exact discrete
+// adjoint F* (receiver traces -> source traces), each on a fresh state of `engine`
+// (docs/physics.md §7). The adjoint steps the transposed update over the time-reversed data,
+// injected at the receivers, and records at the sources with the source weights; the result
+// is reversed back. traces: [npoints][nt].
+std::vector<double> apply_forward(Engine& engine, const SparsePoints& sources,
+                                  const std::vector<double>& source_traces,
+                                  const SparsePoints& receivers, int nt);
+std::vector<double> apply_adjoint(Engine& engine, const SparsePoints& receivers,
+                                  const std::vector<double>& data, const SparsePoints& sources,
+                                  int nt);
+
+}  // namespace seisfd

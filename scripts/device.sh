@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# The GPU machine's part of a session, one script with steps chosen by name:
+#
+#   scripts/device.sh STEP [STEP...]      (run from the repository root)
+#
+# Steps (each builds what it needs first; a warm machine keeps build/ between calls):
+#   build      configure and build (device preset, sm_90; .deps/include carries toml++, see
+#              scripts/prepare_device_deps.sh), ptxas spill warnings into the summary
+#   gpu-tests  SEISFD_REQUIRE_GPU=1 ctest -L gpu (skips turn into failures)
+#   cpu-tests  ctest -L 'fast|slow' on the machine's cores
+#   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
+#              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
+#              contract on the GPU and the diagnostics
+#   bench      copy bandwidth; `seisfd bench` of BENCH_PHYSICS (default acoustic,vti,tti) at
+#              orders 4, 8, 16 and BENCH_SIZES (default 512), results in $OUT/results
+#   runs       whole runs: 2000 steps of configs/bench_512_o8.toml and the shipped quickstart,
+#              vti_layered and tti_salt, twice each, with their report numbers
+#   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
+# With BASELINE=DIR (a source tree of an earlier commit, e.g. from `git archive`), `bench` and
+# `runs` build and run it too, alternating old and new on the same device in the same call.
+# Logs and results go to $OUT (summary.txt first); the last lines printed are the summary.
+set -uo pipefail
+OUT=${OUT:-/tmp/seisfd_device_out}
+mkdir -p "$OUT/results"
+S="$OUT/summary.txt"
+log() { echo "== $* ($(date +%T))" | tee -a "$S"; }
+B=build/device
+export SEISFD_AUTOTUNE_CACHE="$OUT/autotune.tsv"
+export PATH="$PATH:/usr/local/cuda/bin"
+[ -d .deps/include ] || { echo "missing .deps/include (scripts/prepare_device_deps.sh)"; exit 1; }
+
+build_tree() {  # build_tree SRC BUILD_DIR [cmake args...]
+  local src=$1 dir=$2
+  shift 2
+  local t0
+  t0=$(date +%s)
+  { cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSEISFD_CUDA=ON \
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DSEISFD_TOMLPP_INCLUDE_DIR="$PWD/.deps/include" "$@" &&
+    cmake --build "$dir" -j 16; } > "$OUT/build_$(basename "$dir").log" 2>&1 ||
+    { tail -30 "$OUT/build_$(basename "$dir").log" | tee -a "$S"; exit 1; }
+  grep -i "spill" "$OUT/build_$(basename "$dir").log" | sort | uniq -c | head -10 >> "$S"
+  echo "build $src -> $dir: $(( $(date +%s) - t0 )) s" | tee -a "$S"
+}
+
+built=0
+build() {
+  [ $built = 1 ] && return
+  log "build"
+  nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem \
+    --format=csv,noheader | tee -a "$S"
+  build_tree . $B -DSEISFD_BENCH_SWEEPS=ON
+  if [ -n "${BASELINE:-}" ]; then
+    mkdir -p "$BASELINE/.deps" && cp -r .deps/include "$BASELINE/.deps/" 2>/dev/null
+    build_tree "$BASELINE" build/baseline
+  fi
+  built=1
+}
+
+step_gpu_tests() {
+  build
+  log "ctest -L gpu (SEISFD_REQUIRE_GPU=1)"
+  SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-330} ctest --test-dir $B -L gpu -j 3 --timeout 300 \
+    --output-on-failure > "$OUT/ctest_gpu.log" 2>&1
+  echo "ctest gpu rc=$?" | tee -a "$S"
+  grep -E "tests passed|tests failed|Total Test time" "$OUT/ctest_gpu.log" | tee -a "$S"
+  grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout|\(Failed\)" "$OUT/ctest_gpu.log" | head -20 |
+    tee -a "$S"
+}
+
+step_cpu_tests() {
+  build
+  log "ctest -L 'fast|slow'"
+  timeout ${CPU_CTEST_S:-300} ctest --test-dir $B -L 'fast|slow' -j 16 --timeout 280 \
+    --output-on-failure > "$OUT/ctest_cpu.log" 2>&1
+  echo "ctest cpu rc=$?" | tee -a "$S"
+  grep -E "tests passed|tests failed|Total Test time" "$OUT/ctest_cpu.log" | tee -a "$S"
+  grep -E "\*\*\*Failed|Not Run|Timeout|\(Failed\)" "$OUT/ctest_cpu.log" | head -20 | tee -a "$S"
+}
+
+sanitize_one() {  # sanitize_one TOOL BINARY FILTER
+  local tool=$1 bin=$2 filt=$3 log="$OUT/sanitize.log"
+  echo "---- $tool $bin $filt" >> "$log"
+  SEISFD_REQUIRE_GPU=1 timeout ${SANITIZE_S:-240} compute-sanitizer --tool "$tool" \
+    --error-exitcode 9 "$B/tests/$bin" --gtest_filter="$filt" > /tmp/san.log 2>&1
+  local rc=$?
+  cat /tmp/san.log >> "$log"
+  echo "$tool $bin $filt rc=$rc $(grep -E '^\[  (PASSED|FAILED) ' /tmp/san.log | tr '\n' ' ')$(grep -E '(ERROR|RACECHECK) SUMMARY' /tmp/san.log | tail -1)" |
+    tee -a "$S"
+}
+
+step_sanitize() {
+  build
+  log "compute-sanitizer"
+  local m=${SANITIZE:-"test_gpu_variants:*o8_*:*o16_* test_engine_contract:*cuda* test_gpu:GpuDiagnostics.*:Registry/GpuVariant.NonFinite*o8* test_gpu_anisotropic:GpuAnisoDiagnostics.*:Registry/GpuAniso.*o4*"}
+  for item in $m; do sanitize_one memcheck "${item%%:*}" "${item#*:}"; done
+  local r=${RACECHECK:-"test_gpu_variants:*o8_smem*:*o8_shfl*:*o8_tma*:*o8_cluster*:*o16_smem*:*o16_shfl*:*o16_tma*:*o16_cluster* test_gpu:GpuDiagnostics.Fused*"}
+  for item in $r; do sanitize_one racecheck "${item%%:*}" "${item#*:}"; done
+}
+
+bench_with() {  # bench_with BINARY LABEL
+  local bin=$1 label=$2
+  for ph in ${BENCH_PHYSICS_LIST:-acoustic vti tti}; do
+    timeout ${BENCH_S:-200} "$bin" bench --physics "$ph" --orders 4,8,16 \
+      --sizes "${BENCH_SIZES:-512}" --steps 20 --repeats 7 --out "$OUT/results/$label" \
+      > "/tmp/bench_$label.log" 2>&1
+    echo "bench $label $ph rc=$?" | tee -a "$S"
+    sed -n '/^seisfd bench on/,$p' "/tmp/bench_$label.log" | tee -a "$S"
+  done
+}
+
+step_bench() {
+  build
+  log "copy bandwidth"
+  nvcc -O2 -arch=sm_90 bench/harness/copy_bandwidth.cu -o /tmp/copy_bandwidth &&
+    /tmp/copy_bandwidth | tee -a "$S"
+  if [ -n "${BASELINE:-}" ]; then
+    log "bench, baseline then this tree"
+    bench_with build/baseline/app/seisfd baseline
+  fi
+  log "bench"
+  bench_with $B/app/seisfd new
+}
+
+report() {  # report LABEL REPORT_JSON
+  python3 - "$@" <<'PY' | tee -a "$S"
+import json, sys
+label, path = sys.argv[1:]
+try:
+    r = json.load(open(path)); p = r["performance"]; b = r["backend"]
+    print(f"{label:40s} {b['kernel']:30s} {p['steps']:5d} steps {p['seconds']:7.3f} s "
+          f"{p['gcells_per_s']:7.2f} Gcells/s | {b.get('variant_choice', '')[:60]}")
+except Exception as e:
+    print(f"{label} no report: {e}")
+PY
+}
+
+step_runs() {
+  build
+  log "whole runs (graphs, diagnostics every 10 steps, kernel.variant auto, cached after the first)"
+  local cfg=configs/bench_512_o8.toml
+  local dt dur
+  dt=$($B/app/seisfd check $cfg 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
+  dur=$(python3 -c "print(${dt} * 2000)")
+  local trees="new"
+  [ -n "${BASELINE:-}" ] && trees="baseline new"
+  for rep in 1 2; do
+    for tree in $trees; do
+      local bin=$B/app/seisfd
+      [ $tree = baseline ] && bin=build/baseline/app/seisfd
+      for c in "512^3 o8 2000 steps|$cfg|--set time.duration=$dur" "quickstart|configs/quickstart.toml|" \
+               "vti_layered|configs/vti_layered.toml|" "tti_salt|configs/tti_salt.toml|"; do
+        IFS='|' read -r label file extra <<< "$c"
+        local d=/tmp/run_$tree
+        # shellcheck disable=SC2086
+        $bin run "$file" --backend cuda --quiet --overwrite --set output.directory=\"$d\" $extra \
+          > /tmp/run.log 2>&1 || tail -3 /tmp/run.log | tee -a "$S"
+        report "$tree $label (run $rep)" "$d/report.json"
+      done
+    done
+  done
+}
+
+step_sweep() {
+  build
+  log "seisfd-sweep"
+  for t in ${SWEEP:-smem_regqueue shfl_regqueue tma_ring cluster_dsmem}; do
+    for o in 4 8 16; do
+      timeout 120 $B/bench/sweep/seisfd-sweep --technique "$t" --order $o --size 512 2>&1 |
+        tee -a "$S"
+    done
+  done
+}
+
+[ $# -gt 0 ] || { sed -n '2,22p' "$0"; exit 2; }
+for s in "$@"; do
+  case "$s" in
+    build) build ;;
+    gpu-tests) step_gpu_tests ;;
+    cpu-tests) step_cpu_tests ;;
+    sanitize) step_sanitize ;;
+    bench) step_bench ;;
+    runs) step_runs ;;
+    sweep) step_sweep ;;
+    *) echo "unknown step '$s'"; exit 2 ;;
+  esac
+done
+log "done"
