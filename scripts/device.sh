@@ -18,7 +18,8 @@
 #   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
 # With BASELINE=DIR (a source tree of an earlier commit, e.g. from `git archive`), `bench` and
 # `runs` build and run it too, alternating old and new on the same device in the same call.
-# Logs and results go to $OUT (summary.txt first); the last lines printed are the summary.
+# Logs go to $OUT (summary.txt first), bench CSV/JSON into $OUT/results.tgz; the last lines
+# printed are the summary.
 set -uo pipefail
 OUT=${OUT:-/tmp/seisfd_device_out}
 mkdir -p "$OUT/results"
@@ -184,4 +185,8 @@ for s in "$@"; do
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done
+# The device tool returns at most 8 files: the results travel as one archive.
+if [ -n "$(ls -A "$OUT/results" 2>/dev/null)" ]; then
+  tar czf "$OUT/results.tgz" -C "$OUT" results && rm -rf "$OUT/results"
+fi
 log "done"

@@ -29,7 +29,7 @@ bool in_region(const StepSpec& s, int z, int y, int x) {
          x < s.end[2];
 }
 
-constexpr uint32_t kPoison = 0x7fc0dead;
+constexpr uint32_t kPoison = 0x7fc0dead;  // a quiet NaN no arithmetic produces
 
 int current_device_id() {
   int d = 0;
@@ -44,28 +44,12 @@ UpdateArgs acoustic_args(const float* prev, const float* cur, float* next, const
   a.next[0] = next;
   a.medium[kVdt2] = vdt2;
   return a;
-}  // a quiet NaN no arithmetic produces
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 template <class Launch>
 Timing time_loop(int steps, int repeats, int warmup, cudaStream_t st, Launch&& launch) {
-  for (int i = 0; i < warmup; ++i) launch();
-  CUDA_CHECK(cudaStreamSynchronize(st));
-  cuda::Event e0, e1;
-  Timing t;
-  for (int r = 0; r < repeats; ++r) {
-    e0.record(st);
-    for (int i = 0; i < steps; ++i) launch();
-    e1.record(st);
-    t.ms_per_step.push_back(e1.since(e0) / steps);
-  }
-  t.median_ms = median(t.ms_per_step);
-  return t;
+  const cuda::Timing t = cuda::time_launches(steps, repeats, warmup, st, launch);
+  return {t.ms_per_step, t.median_ms};
 }
 
 std::string format_rel_l2(double rel, int steps, double tolerance) {

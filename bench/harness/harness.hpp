@@ -50,9 +50,11 @@ struct VerifyResult {
 VerifyResult verify_variant(const KernelVariant& variant, const StepSpec& spec, int steps,
                             uint32_t seed, double tolerance);
 
+// Milliseconds per step of each repeat, and their median (kernels/cuda/timing.hpp's, in a
+// header that needs no CUDA).
 struct Timing {
-  std::vector<double> ms_per_step;  // one per repeat
-  double median_ms = 0;             // median over repeats, milliseconds per step
+  std::vector<double> ms_per_step;
+  double median_ms = 0;
 };
 
 // kernels/cuda/timing.hpp's time_update on a stream of its own on the current device.

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "bench/harness/harness.hpp"
 #include "kernels/cuda/acoustic_cluster_dsmem.cuh"
 #include "kernels/cuda/acoustic_shfl_regqueue.cuh"
 #include "kernels/cuda/acoustic_smem_regqueue.cuh"
@@ -121,28 +122,12 @@ std::vector<Config> configs(const std::string& technique, int order) {
   });
   if (!found)
     throw CLI::ValidationError("--order",
-                               "must be even, 2.." + std::to_string(2 * cuda::kMaxRadius));
+                               "must be even, 2.." + std::to_string(2 * kMaxRadius));
   return out;
 }
 
-// The bench cube (bench/harness make_cube_spec): `interior` physical cells per axis, a sponge of
-// `sponge` cells with damping 0.05 at the outer face on all six faces, a halo of `radius`.
-StepSpec cube_spec(int interior, int sponge, int radius) {
-  const int n = interior + 2 * sponge + 2 * radius;
-  StepSpec s;
-  s.layout = Layout::make(n, n, n);
-  s.radius = radius;
-  for (int a = 0; a < 3; ++a) {
-    s.h[a] = 10.0;
-    s.begin[a] = radius;
-    s.end[a] = n - radius;
-    s.sponge.phys_lo[a] = radius + sponge;
-    s.sponge.phys_hi[a] = radius + sponge + interior - 1;
-    s.sponge.width_lo[a] = s.sponge.width_hi[a] = sponge;
-    s.sponge.damp[a] = sponge > 0 ? 0.05 : 0.0;
-  }
-  return s;
-}
+// As `seisfd bench` (app/bench.cpp): fp32 against the fp32 reference after 3 launches.
+constexpr double kVerifyTolerance = 1e-5;
 
 struct Options {
   std::string technique;
@@ -158,7 +143,7 @@ struct Options {
 
 int run(const Options& o) {
   const std::vector<Config> list = configs(o.technique, o.order);
-  const StepSpec spec = cube_spec(o.size, o.sponge, o.order / 2);
+  const StepSpec spec = bench::make_cube_spec(o.size, o.sponge, o.order / 2);
   const std::string name = "acoustic/o" + std::to_string(o.order) + "/" + o.technique;
   const KernelVariant* base = find_variant(name);
   if (!base) {
@@ -192,10 +177,18 @@ int run(const Options& o) {
     KernelVariant v = *base;
     v.forward = c.launch;
     try {
+      // Verified against the CPU reference first, as `seisfd bench` does with the registry's.
+      const bench::VerifyResult ok = bench::verify_variant(
+          v, bench::make_cube_spec(37, 5, o.order / 2), 3, 7, kVerifyTolerance);
+      if (!ok.ok) {
+        std::printf("%-16s verification failed, not timed: %s\n", label.c_str(),
+                    ok.message.c_str());
+        continue;
+      }
       const cuda::Timing t =
           cuda::time_update(v, spec, o.steps, o.repeats, o.warmup, o.zero_fields, ctx);
-      std::printf("%-16s %8.1f Gcells/s  %8.4f ms/step\n", label.c_str(),
-                  cells / (t.median_ms * 1e-3) * 1e-9, t.median_ms);
+      std::printf("%-16s %8.1f Gcells/s  %8.4f ms/step  verify %.1e\n", label.c_str(),
+                  cells / (t.median_ms * 1e-3) * 1e-9, t.median_ms, ok.rel_l2);
     } catch (const std::exception& e) {
       // A configuration the device refuses (a cluster that does not fit) is a result too.
       std::printf("%-16s failed: %s\n", label.c_str(), e.what());

@@ -5,11 +5,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/fd_coefficients.hpp"
 #include "kernels/registry.hpp"
 
 namespace seisfd::cuda {
-
-inline constexpr int kMaxRadius = 8;  // orders 2..16
 
 namespace detail {
 template <class F, int... I>

@@ -1,23 +1,11 @@
 #include "kernels/cuda/timing.hpp"
 
-#include <algorithm>
-
 #include "kernels/cuda/buffer.hpp"
 #include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda/field_ops.hpp"
 #include "kernels/fd_coefficients.hpp"
 
 namespace seisfd::cuda {
-namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
-
 float stable_vdt2(const StepSpec& s, double fraction) {
   double lambda = 0;
   for (int a = 0; a < 3; ++a)
@@ -66,17 +54,7 @@ Timing time_update(const KernelVariant& v, const StepSpec& spec, int steps, int 
     v.forward(spec, a, ctx);
     for (int f = 0; f < t.fields; ++f) std::swap(lv[f][0], lv[f][1]);
   };
-  for (int i = 0; i < warmup; ++i) launch();
-  CUDA_CHECK(cudaStreamSynchronize(st));
-  Event e0, e1;
-  Timing out;
-  for (int r = 0; r < repeats; ++r) {
-    e0.record(st);
-    for (int i = 0; i < steps; ++i) launch();
-    e1.record(st);
-    out.ms_per_step.push_back(e1.since(e0) / steps);
-  }
-  out.median_ms = median(out.ms_per_step);
+  const Timing out = time_launches(steps, repeats, warmup, ctx.stream, launch);
   CUDA_CHECK(cudaStreamSynchronize(st));
   return out;
 }

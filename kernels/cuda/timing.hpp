@@ -1,8 +1,10 @@
 // Timing a variant's update with device events: what kernel.variant = "auto" measures
 // (autotune.cpp) and what `seisfd bench` reports. Plain C++.
 #pragma once
+#include <algorithm>
 #include <vector>
 
+#include "kernels/cuda/buffer.hpp"
 #include "kernels/exec.hpp"
 #include "kernels/registry.hpp"
 
@@ -12,6 +14,28 @@ struct Timing {
   std::vector<double> ms_per_step;  // one per repeat
   double median_ms = 0;             // median over repeats, milliseconds per step
 };
+
+// `repeats` timed loops of `steps` calls of launch() each (enqueueing work on `stream`), after
+// `warmup` untimed calls, timed with events on the stream.
+template <class Launch>
+Timing time_launches(int steps, int repeats, int warmup, void* stream, Launch&& launch) {
+  const auto st = static_cast<cudaStream_t>(stream);
+  for (int i = 0; i < warmup; ++i) launch();
+  CUDA_CHECK(cudaStreamSynchronize(st));
+  Event e0, e1;
+  Timing t;
+  for (int r = 0; r < repeats; ++r) {
+    e0.record(st);
+    for (int i = 0; i < steps; ++i) launch();
+    e1.record(st);
+    t.ms_per_step.push_back(e1.since(e0) / steps);
+  }
+  std::vector<double> v = t.ms_per_step;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  t.median_ms = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return t;
+}
 
 // (v dt)^2 at `fraction` of the leapfrog stability bound of the spec's stencil.
 float stable_vdt2(const StepSpec& spec, double fraction);
