@@ -112,10 +112,17 @@ class WaveState {
   virtual void read_box(FieldRef f, const Box& b, const int dec[3],
                         std::vector<float>& out) const = 0;
   // Several boxes of one field, concatenated in order (each C order); write_boxes the inverse.
+  // In float, or in double: values kept at the state's own precision (element_bytes()) come
+  // back bit for bit (what a reconstruction that must not round needs).
   virtual void read_boxes(FieldRef f, const std::vector<Box>& boxes,
                           std::vector<float>& out) const = 0;
   virtual void write_boxes(FieldRef f, const std::vector<Box>& boxes,
                            const std::vector<float>& in) = 0;
+  virtual void read_boxes(FieldRef f, const std::vector<Box>& boxes,
+                          std::vector<double>& out) const = 0;
+  virtual void write_boxes(FieldRef f, const std::vector<Box>& boxes,
+                           const std::vector<double>& in) = 0;
+  virtual int element_bytes() const = 0;  // of the fields: 4 or 8
 
  private:
   int step_ = 0;
@@ -151,11 +158,40 @@ class Receivers {
   int count_, nt_;
 };
 
+// A per-cell array over the engine's layout, where the engine computes: a model perturbation,
+// an image, a stored wavefield level (docs/migration.md). Where: on the device (fp32, or fp16 to
+// halve stored wavefields), or in (pinned) host memory; the CPU engine keeps all of them in host
+// memory.
+enum class ArrayKind { kDevice, kDeviceHalf, kHost };
+class CellArray {
+ public:
+  virtual ~CellArray() = default;
+  ArrayKind kind() const { return kind_; }
+  virtual void upload(const std::vector<float>& values) = 0;  // layout size
+  // In double: the CPU engine in fp64 keeps values that float would round.
+  virtual std::vector<double> download() const = 0;
+  virtual void zero() = 0;
+
+ protected:
+  explicit CellArray(ArrayKind k) : kind_(k) {}
+
+ private:
+  ArrayKind kind_;
+};
+
 // What a run of steps injects and records, and in which direction it steps.
 struct StepIo {
   const Sources* sources = nullptr;
   Receivers* receivers = nullptr;
   Direction direction = Direction::kForward;
+  // Volume sources (Born modelling, docs/migration.md §2), forward only: at each step, added to
+  // field f where sources inject, with their factor (v dt)^2 / (1 + g). The same arrays at
+  // every step of the run (the caller steps one at a time to change them).
+  const CellArray* volume[kMaxFields] = {nullptr, nullptr};
+  // Reconstruction (docs/migration.md §4): update only the cells of this box, without CPML
+  // (it must lie where no layer damps), e.g. the forward update run backward in time. Null: the
+  // whole updated region.
+  const Box* region = nullptr;
 };
 
 class Engine {
@@ -203,6 +239,26 @@ class Engine {
     out.swap(done_);
     return out;
   }
+
+  // ---- Per-cell arrays and the operations of Born modelling and imaging (docs/migration.md).
+  virtual std::unique_ptr<CellArray> make_array(ArrayKind kind = ArrayKind::kDevice) = 0;
+  // A level of one field into an array, or an array into a level (any kinds).
+  virtual void copy(const WaveState& s, FieldRef f, CellArray& out) = 0;
+  virtual void copy(const CellArray& in, WaveState& s, FieldRef f) = 0;
+  // out = scale * weight * ((1+g) cur - 2 prev + (1-g) older) of field `field` of s (weight
+  // null: 1), g the sponge term: the second time difference of the step that made s's current
+  // level, times dt^2 (older: the level before prev).
+  virtual void second_difference(const WaveState& s, int field, const CellArray& older,
+                                 const CellArray* weight, double scale, CellArray& out) = 0;
+  // image += scale * a * ((1+g) cur - 2 prev + (1-g) older) of field `field` of s.
+  virtual void correlate_second_difference(CellArray& image, const CellArray& a,
+                                           const WaveState& s, int field,
+                                           const CellArray& older, double scale) = 0;
+  // image += scale * a * b, and image += scale * a * (level f of s).
+  virtual void correlate(CellArray& image, const CellArray& a, const CellArray& b,
+                         double scale) = 0;
+  virtual void correlate(CellArray& image, const CellArray& a, const WaveState& s, FieldRef f,
+                         double scale) = 0;
 
   // Launch chunks of steps as captured graphs where the backend has them (default on).
   virtual void set_graphs(bool /*on*/) {}

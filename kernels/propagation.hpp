@@ -22,6 +22,13 @@ class Propagation {
   // sample n ([points][nt]). Replace what was bound before.
   void set_injection(const SparsePoints& points, const std::vector<double>& traces, int nt);
   void set_recording(const SparsePoints& points, int nt);
+  // Volume sources per field (StepIo::volume; null: none) and a reconstruction region
+  // (StepIo::region; null: the whole updated region), for the steps that follow.
+  void set_volume(const CellArray* p, const CellArray* q = nullptr) {
+    io_.volume[0] = p;
+    io_.volume[1] = q;
+  }
+  void set_region(const Box* region) { io_.region = region; }
 
   // Steps [n_begin, n_end) (Engine::advance).
   void steps(int n_begin, int n_end) { engine_.advance(*state_, n_begin, n_end, io_); }

@@ -25,6 +25,9 @@ class EmptyState final : public WaveState {
   void read_box(FieldRef, const Box&, const int*, std::vector<float>&) const override {}
   void read_boxes(FieldRef, const std::vector<Box>&, std::vector<float>&) const override {}
   void write_boxes(FieldRef, const std::vector<Box>&, const std::vector<float>&) override {}
+  void read_boxes(FieldRef, const std::vector<Box>&, std::vector<double>&) const override {}
+  void write_boxes(FieldRef, const std::vector<Box>&, const std::vector<double>&) override {}
+  int element_bytes() const override { return 4; }
 };
 
 class CountingEngine final : public Engine {
@@ -49,6 +52,16 @@ class CountingEngine final : public Engine {
       ++field_;
     }
   }
+  // Not used by the time loop.
+  std::unique_ptr<CellArray> make_array(ArrayKind) override { return nullptr; }
+  void copy(const WaveState&, FieldRef, CellArray&) override {}
+  void copy(const CellArray&, WaveState&, FieldRef) override {}
+  void second_difference(const WaveState&, int, const CellArray&, const CellArray*, double,
+                         CellArray&) override {}
+  void correlate_second_difference(CellArray&, const CellArray&, const WaveState&, int,
+                                   const CellArray&, double) override {}
+  void correlate(CellArray&, const CellArray&, const CellArray&, double) override {}
+  void correlate(CellArray&, const CellArray&, const WaveState&, FieldRef, double) override {}
   // sum_sq is the field's number; fields from bad_from on have a non-finite cell at 1000 + n.
   Diagnostics diagnostics(const WaveState&) override {
     reduced.push_back(field_);

@@ -33,6 +33,7 @@
 #include "kernels/cuda/diag_queue.hpp"
 #include "kernels/cuda/engine_setup.hpp"
 #include "kernels/cuda/field_ops.hpp"
+#include "kernels/cuda/imaging.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"
 
@@ -137,6 +138,56 @@ class CudaEngine final : public Engine {
     s.set_step(n_end);
   }
 
+  // ---- Per-cell arrays, Born modelling and imaging (kernels/cuda/imaging.hpp)
+
+  std::unique_ptr<CellArray> make_array(ArrayKind kind) override {
+    return std::make_unique<cuda::CudaArray>(kind, spec_.layout.size(), device_, stream());
+  }
+
+  void copy(const WaveState& s, FieldRef f, CellArray& out) override {
+    const cuda::DeviceGuard guard(device_);
+    cuda::launch_level_to_array(level(own(s), f), array(out).ref(), spec_.layout.size(), stream());
+  }
+
+  void copy(const CellArray& in, WaveState& s, FieldRef f) override {
+    const cuda::DeviceGuard guard(device_);
+    cuda::launch_array_to_level(array(in).ref(), level(own(s), f), spec_.layout.size(), stream());
+  }
+
+  void second_difference(const WaveState& s, int field, const CellArray& older,
+                         const CellArray* weight, double scale, CellArray& out) override {
+    const cuda::DeviceGuard guard(device_);
+    const CudaState& st = own(s);
+    out.zero();
+    cuda::launch_second_difference(spec_, st.current(field), st.previous(field),
+                                   array(older).ref(), weight ? array(*weight).ref() : cuda::ArrayRef{},
+                                   static_cast<float>(scale), array(out).ref(), stream());
+  }
+
+  void correlate_second_difference(CellArray& image, const CellArray& a, const WaveState& s,
+                                   int field, const CellArray& older, double scale) override {
+    const cuda::DeviceGuard guard(device_);
+    const CudaState& st = own(s);
+    cuda::launch_correlate_second_difference(spec_, array(image).ref(), array(a).ref(),
+                                             st.current(field), st.previous(field),
+                                             array(older).ref(), static_cast<float>(scale),
+                                             stream());
+  }
+
+  void correlate(CellArray& image, const CellArray& a, const CellArray& b, double scale) override {
+    const cuda::DeviceGuard guard(device_);
+    cuda::launch_correlate(spec_, array(image).ref(), array(a).ref(), array(b).ref(),
+                           static_cast<float>(scale), stream());
+  }
+
+  void correlate(CellArray& image, const CellArray& a, const WaveState& s, FieldRef f,
+                 double scale) override {
+    const cuda::DeviceGuard guard(device_);
+    cuda::launch_correlate(spec_, array(image).ref(), array(a).ref(),
+                           cuda::ArrayRef{level(own(s), f), false}, static_cast<float>(scale),
+                           stream());
+  }
+
   void set_graphs(bool on) override { use_graphs_ = on; }
   bool graphs() const override { return use_graphs_; }
 
@@ -173,6 +224,17 @@ class CudaEngine final : public Engine {
   static constexpr size_t kMaxGraphs = 64;
 
   cudaStream_t stream() const { return stream_.get(); }
+
+  static const cuda::CudaArray& array(const CellArray& a) {
+    const auto* c = dynamic_cast<const cuda::CudaArray*>(&a);
+    if (!c) throw std::invalid_argument("cuda engine: the array was made by another engine");
+    return *c;
+  }
+  static float* level(const CudaState& s, FieldRef f) {
+    if (f.field < 0 || f.field >= s.fields())
+      throw std::invalid_argument("cuda engine: no field " + std::to_string(f.field));
+    return f.level == Level::kCurrent ? s.current(f.field) : s.previous(f.field);
+  }
   ExecContext ctx() const { return {device_, stream_.get()}; }
 
   template <class S, class C = std::conditional_t<std::is_const_v<S>, const CudaState, CudaState>>
@@ -209,7 +271,9 @@ class CudaEngine final : public Engine {
     std::vector<int> fields;
     for (int k = first; every > 0 && k < count; k += every) fields.push_back(n + k);
     queue_->make_room(static_cast<int>(fields.size()));
-    if (!use_graphs_ || count < 2) {
+    // Volume sources and regions change between the one-step runs that use them: plain launches.
+    const bool plain = io.region || io.volume[0] || io.volume[1];
+    if (!use_graphs_ || count < 2 || plain) {
       enqueue(st, count, s, first, every, io);
     } else {
       const auto* src = static_cast<const CudaSources*>(io.sources);
@@ -251,6 +315,14 @@ class CudaEngine final : public Engine {
     const PhysicsTraits& t = traits(physics_);
     const bool forward = io.direction == Direction::kForward;
     const LaunchFn update = forward ? variant_.forward : variant_.transposed;
+    // A region: its cells only, without CPML (StepIo::region).
+    StepSpec restricted = spec_;
+    if (io.region)
+      for (int a = 0; a < 3; ++a) {
+        restricted.begin[a] = io.region->lo[a];
+        restricted.end[a] = io.region->hi[a];
+      }
+    cuda::CpmlBoundary* const cpml = io.region ? nullptr : cpml_.get();
     const auto* src = static_cast<const CudaSources*>(io.sources);
     const auto* rec = static_cast<const CudaReceivers*>(io.receivers);
     const ExecContext c = ctx();
@@ -272,17 +344,21 @@ class CudaEngine final : public Engine {
       // CPML (forward only: the adjoint refuses it): axis d follows field cpml_source[d].
       const float* csrc[3] = {a.cur[t.cpml_source[0]], a.cur[t.cpml_source[1]],
                               a.cur[t.cpml_source[2]]};
-      if (cpml_) cpml_->launch_psi(st.cpml(), csrc, s);
-      update(spec_, a, c);
-      if (cpml_) {
+      if (cpml) cpml->launch_psi(st.cpml(), csrc, s);
+      update(restricted, a, c);
+      if (cpml) {
         const float* w[kMaxFields][3];
         for (int f = 0; f < kMaxFields; ++f)
           for (int ax = 0; ax < 3; ++ax)
             w[f][ax] = t.cpml_weight[f][ax] < 0 ? nullptr : a.medium[t.cpml_weight[f][ax]];
-        cpml_->launch_correct(st.cpml(), csrc, a.medium[kVdt2], a.next[0], w[0],
-                              fields_ > 1 ? a.next[1] : nullptr, w[1], s);
+        cpml->launch_correct(st.cpml(), csrc, a.medium[kVdt2], a.next[0], w[0],
+                             fields_ > 1 ? a.next[1] : nullptr, w[1], s);
       }
       st.rotate();
+      for (int f = 0; f < fields_ && forward; ++f)
+        if (io.volume[f])
+          cuda::launch_inject_volume(spec_, st.current(f), a.medium[kVdt2],
+                                     array(*io.volume[f]).ref(), s);
       // Forward: inject into every field, record p; adjoint: inject into p, record the sum.
       if (src)
         cuda::launch_inject(st.current(0), forward && fields_ > 1 ? st.current(1) : nullptr,

@@ -208,6 +208,18 @@ void CudaState::write_boxes(FieldRef f, const std::vector<Box>& boxes,
   CUDA_CHECK(cudaStreamSynchronize(stream()));  // `in` may go once we return
 }
 
+void CudaState::read_boxes(FieldRef f, const std::vector<Box>& boxes,
+                           std::vector<double>& out) const {
+  std::vector<float> values;
+  read_boxes(f, boxes, values);
+  out.assign(values.begin(), values.end());
+}
+
+void CudaState::write_boxes(FieldRef f, const std::vector<Box>& boxes,
+                            const std::vector<double>& in) {
+  write_boxes(f, boxes, std::vector<float>(in.begin(), in.end()));
+}
+
 // ---- sources and receivers
 
 CudaSources::CudaSources(const SparsePoints& pts, const std::vector<float>& coef,

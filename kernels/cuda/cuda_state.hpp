@@ -42,6 +42,12 @@ class CudaState final : public WaveState {
                   std::vector<float>& out) const override;
   void write_boxes(FieldRef f, const std::vector<Box>& boxes,
                    const std::vector<float>& in) override;
+  // The fields are float: these go through float, exactly.
+  void read_boxes(FieldRef f, const std::vector<Box>& boxes,
+                  std::vector<double>& out) const override;
+  void write_boxes(FieldRef f, const std::vector<Box>& boxes,
+                   const std::vector<double>& in) override;
+  int element_bytes() const override { return sizeof(float); }
 
  private:
   struct Named {

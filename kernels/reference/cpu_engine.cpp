@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "kernels/reference/acoustic.hpp"
+#include "kernels/reference/cpu_array.hpp"
 #include "kernels/reference/denormals.hpp"
 #include "kernels/reference/field_ops.hpp"
 
@@ -46,8 +47,8 @@ auto& own(S& s, const char* what) {
   return *c;
 }
 
-template <class T>
-void write_box(const Layout& l, T* f, const Box& b, const float* in) {
+template <class T, class U>
+void write_box(const Layout& l, T* f, const Box& b, const U* in) {
   const int n[3] = {b.hi[0] - b.lo[0], b.hi[1] - b.lo[1], b.hi[2] - b.lo[2]};
 #pragma omp parallel for collapse(2)
   for (int z = 0; z < n[0]; ++z)
@@ -99,7 +100,7 @@ void CpuState<T>::zero() {
 
 template <class T>
 void CpuState<T>::copy_from(const WaveState& other) {
-  const CpuState<T>& o = own<T>(other, "copy_from");
+  const CpuState<T>& o = own_state<T>(other, "copy_from");
   if (o.fields_ != fields_ || o.engine_ != engine_)
     throw std::invalid_argument("copy_from: states of different engines");
   for (int f = 0; f < fields_; ++f) {
@@ -167,11 +168,12 @@ void CpuState<T>::read_box(FieldRef f, const Box& b, const int dec[3],
 }
 
 template <class T>
-void CpuState<T>::read_boxes(FieldRef f, const std::vector<Box>& boxes,
-                             std::vector<float>& out) const {
+template <class U>
+void CpuState<T>::read_boxes_as(FieldRef f, const std::vector<Box>& boxes,
+                                std::vector<U>& out) const {
   out.clear();
   const int one[3] = {1, 1, 1};
-  std::vector<float> part;
+  std::vector<U> part;
   for (const Box& b : boxes) {
     gather_box(spec_.layout, level(f).data(), b.lo, b.hi, one, part);
     out.insert(out.end(), part.begin(), part.end());
@@ -179,19 +181,44 @@ void CpuState<T>::read_boxes(FieldRef f, const std::vector<Box>& boxes,
 }
 
 template <class T>
-void CpuState<T>::write_boxes(FieldRef f, const std::vector<Box>& boxes,
-                              const std::vector<float>& in) {
+template <class U>
+void CpuState<T>::write_boxes_as(FieldRef f, const std::vector<Box>& boxes,
+                                 const std::vector<U>& in) {
   int64_t total = 0;
   for (const Box& b : boxes) total += b.cells();
   if (total != static_cast<int64_t>(in.size()))
     throw std::invalid_argument("write_boxes: " + std::to_string(in.size()) + " values for " +
                                 std::to_string(total) + " cells");
   T* dst = level(f).data();
-  const float* src = in.data();
+  const U* src = in.data();
   for (const Box& b : boxes) {
     write_box(spec_.layout, dst, b, src);
     src += b.cells();
   }
+}
+
+template <class T>
+void CpuState<T>::read_boxes(FieldRef f, const std::vector<Box>& boxes,
+                             std::vector<float>& out) const {
+  read_boxes_as(f, boxes, out);
+}
+
+template <class T>
+void CpuState<T>::write_boxes(FieldRef f, const std::vector<Box>& boxes,
+                              const std::vector<float>& in) {
+  write_boxes_as(f, boxes, in);
+}
+
+template <class T>
+void CpuState<T>::read_boxes(FieldRef f, const std::vector<Box>& boxes,
+                             std::vector<double>& out) const {
+  read_boxes_as(f, boxes, out);
+}
+
+template <class T>
+void CpuState<T>::write_boxes(FieldRef f, const std::vector<Box>& boxes,
+                              const std::vector<double>& in) {
+  write_boxes_as(f, boxes, in);
 }
 
 // ---- engine
@@ -252,7 +279,7 @@ std::unique_ptr<Receivers> CpuEngine<T>::make_receivers(const SparsePoints& poin
 
 template <class T>
 void CpuEngine<T>::advance(WaveState& state, int n_begin, int n_end, const StepIo& io) {
-  auto& s = own<T>(state, "advance");
+  auto& s = own_state<T>(state, "advance");
   check_direction(spec_, io.direction);
   const FlushDenormals flush;
   for (int n = n_begin; n < n_end; ++n) {
@@ -263,8 +290,16 @@ void CpuEngine<T>::advance(WaveState& state, int n_begin, int n_end, const StepI
 }
 
 template <class T>
-void CpuEngine<T>::update(CpuState<T>& s, Direction d) {
-  const StepSpec& sp = spec_;
+void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
+  // A region: the update of its cells only, without CPML (StepIo::region).
+  StepSpec restricted = spec_;
+  if (region)
+    for (int a = 0; a < 3; ++a) {
+      restricted.begin[a] = region->lo[a];
+      restricted.end[a] = region->hi[a];
+    }
+  const StepSpec& sp = restricted;
+  CpmlLayers<T>* const cpml = region ? nullptr : cpml_.get();
   const PhysicsTraits& t = traits(physics_);
   const bool adjoint = d == Direction::kAdjoint && physics_ != Physics::kAcoustic;
   // The fields the stencils act on: the current levels, or in the anisotropic adjoint
@@ -280,7 +315,7 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d) {
     X[1] = scratch_[7].data();
   }
   const T* src[3] = {X[t.cpml_source[0]], X[t.cpml_source[1]], X[t.cpml_source[2]]};
-  if (cpml_) cpml_->update_psi(s.cpml(), src);
+  if (cpml) cpml->update_psi(s.cpml(), src);
   // The new level overwrites the previous one in place.
   if (physics_ == Physics::kAcoustic) {
     acoustic_step<T>(sp, s.previous(0).data(), X[0], s.previous(0).data(), c_.vdt2.data());
@@ -290,7 +325,7 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d) {
     aniso_update(sp, w_, c_, physics_ == Physics::kTti, adjoint, X[0], X[1], s.current(0).data(),
                  s.current(1).data(), s.previous(0).data(), s.previous(1).data(), g);
   }
-  if (cpml_) {
+  if (cpml) {
     const std::vector<T>* medium[kMaxMediumArrays] = {&c_.vdt2, &c_.E, &c_.D};
     const T* w[kMaxFields][3];
     for (int f = 0; f < kMaxFields; ++f)
@@ -298,16 +333,18 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d) {
         const int k = t.cpml_weight[f][ax];
         w[f][ax] = k < 0 ? nullptr : medium[k]->data();
       }
-    cpml_->correct(s.cpml(), src, c_.vdt2.data(), s.previous(0).data(), w[0],
-                   fields_ > 1 ? s.previous(1).data() : nullptr, w[1]);
+    cpml->correct(s.cpml(), src, c_.vdt2.data(), s.previous(0).data(), w[0],
+                  fields_ > 1 ? s.previous(1).data() : nullptr, w[1]);
   }
 }
 
 template <class T>
 void CpuEngine<T>::step(CpuState<T>& s, int n, const StepIo& io) {
-  update(s, io.direction);
+  update(s, io.direction, io.region);
   s.rotate();
   const bool forward = io.direction == Direction::kForward;
+  for (int f = 0; f < fields_ && forward; ++f)
+    if (io.volume[f]) inject_volume(*io.volume[f], s.current(f));
   if (const auto* src = static_cast<const CpuSources<T>*>(io.sources); src && n < src->nt()) {
     const int into = forward ? fields_ : 1;
     for (int p = 0; p < src->count(); ++p) {
@@ -334,8 +371,14 @@ void CpuEngine<T>::step(CpuState<T>& s, int n, const StepIo& io) {
 }
 
 template <class T>
+void CpuEngine<T>::inject_volume(const CellArray& a, std::vector<T>& field) const {
+  const auto& v = own_array<T>(a);
+  for_region([&](int64_t i, T g) { field[i] += c_.vdt2[i] / (T(1) + g) * v.get(i); });
+}
+
+template <class T>
 Diagnostics CpuEngine<T>::diagnostics(const WaveState& state) {
-  return field_diagnostics(spec_, own<T>(state, "diagnostics").current(0).data());
+  return field_diagnostics(spec_, own_state<T>(state, "diagnostics").current(0).data());
 }
 
 template class CpuState<float>;

@@ -5,6 +5,9 @@
 // and copies are of p.
 #pragma once
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/engine.hpp"
@@ -37,10 +40,19 @@ class CpuState final : public WaveState {
                   std::vector<float>& out) const override;
   void write_boxes(FieldRef f, const std::vector<Box>& boxes,
                    const std::vector<float>& in) override;
+  void read_boxes(FieldRef f, const std::vector<Box>& boxes,
+                  std::vector<double>& out) const override;
+  void write_boxes(FieldRef f, const std::vector<Box>& boxes,
+                   const std::vector<double>& in) override;
+  int element_bytes() const override { return sizeof(T); }
 
  private:
   const std::vector<T>& level(FieldRef f) const;
   std::vector<T>& level(FieldRef f);
+  template <class U>
+  void read_boxes_as(FieldRef f, const std::vector<Box>& boxes, std::vector<U>& out) const;
+  template <class U>
+  void write_boxes_as(FieldRef f, const std::vector<Box>& boxes, const std::vector<U>& in);
   // fn(name, array) for every array, in the order save() writes them (Self: this class,
   // const or not).
   template <class Self, class F>
@@ -52,6 +64,15 @@ class CpuState final : public WaveState {
   std::vector<T> prev_[kMaxFields], cur_[kMaxFields];
   CpmlMemory<T> cpml_;
 };
+
+// The CpuState<T> behind a WaveState (const or not); `what` names the caller in the error.
+template <class T, class S>
+auto& own_state(S& s, const char* what) {
+  auto* c =
+      dynamic_cast<std::conditional_t<std::is_const_v<S>, const CpuState<T>, CpuState<T>>*>(&s);
+  if (!c) throw std::invalid_argument(std::string(what) + ": the state was made by another engine");
+  return *c;
+}
 
 template <class T>
 class CpuEngine final : public Engine {
@@ -71,11 +92,27 @@ class CpuEngine final : public Engine {
   void advance(WaveState& state, int n_begin, int n_end, const StepIo& io) override;
   Diagnostics diagnostics(const WaveState& state) override;
 
+  // Per-cell arrays and the operations of Born modelling and imaging (cpu_imaging.cpp).
+  std::unique_ptr<CellArray> make_array(ArrayKind kind) override;
+  void copy(const WaveState& s, FieldRef f, CellArray& out) override;
+  void copy(const CellArray& in, WaveState& s, FieldRef f) override;
+  void second_difference(const WaveState& s, int field, const CellArray& older,
+                         const CellArray* weight, double scale, CellArray& out) override;
+  void correlate_second_difference(CellArray& image, const CellArray& a, const WaveState& s,
+                                   int field, const CellArray& older, double scale) override;
+  void correlate(CellArray& image, const CellArray& a, const CellArray& b, double scale) override;
+  void correlate(CellArray& image, const CellArray& a, const WaveState& s, FieldRef f,
+                 double scale) override;
+
   const MediumCoefs<T>& coefficients() const { return c_; }
 
  private:
   void step(CpuState<T>& s, int n, const StepIo& io);
-  void update(CpuState<T>& s, Direction d);
+  void update(CpuState<T>& s, Direction d, const Box* region);
+  // f(i, g) for every cell of the updated region, g the sponge term there.
+  template <class F>
+  void for_region(F&& f) const;
+  void inject_volume(const CellArray& a, std::vector<T>& field) const;
 
   StepSpec spec_;
   Physics physics_;
@@ -85,6 +122,19 @@ class CpuEngine final : public Engine {
   std::unique_ptr<CpmlLayers<T>> cpml_;  // when spec.cpml_on()
   std::vector<T> scratch_[8];            // TTI cross intermediates (6), adjoint X and Y (2)
 };
+
+template <class T>
+template <class F>
+void CpuEngine<T>::for_region(F&& f) const {
+  const StepSpec& sp = spec_;
+  const Layout& l = sp.layout;
+  const bool sponge = sp.sponge_on();
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int z = sp.begin[0]; z < sp.end[0]; ++z)
+    for (int y = sp.begin[1]; y < sp.end[1]; ++y)
+      for (int x = sp.begin[2]; x < sp.end[2]; ++x)
+        f(l.idx(z, y, x), sponge ? static_cast<T>(sponge_g(sp.sponge, z, y, x)) : T(0));
+}
 
 // Host memory of a CPU engine and one state with `elem`-byte reals: both levels of every field,
 // the coefficients ((v dt)^2; E, D; the axis and its squares), the TTI cross intermediates and

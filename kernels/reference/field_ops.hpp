@@ -10,9 +10,9 @@
 namespace seisfd::reference {
 
 // f on the strided sub-box [lo, hi) with stride dec (z, y, x), into out in C order.
-template <class T>
+template <class T, class U>
 void gather_box(const Layout& l, const T* f, const int lo[3], const int hi[3], const int dec[3],
-                std::vector<float>& out) {
+                std::vector<U>& out) {
   const int nz = (hi[0] - lo[0] + dec[0] - 1) / dec[0];
   const int ny = (hi[1] - lo[1] + dec[1] - 1) / dec[1];
   const int nx = (hi[2] - lo[2] + dec[2] - 1) / dec[2];
@@ -21,7 +21,7 @@ void gather_box(const Layout& l, const T* f, const int lo[3], const int hi[3], c
   for (int z = 0; z < nz; ++z)
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x)
-        out[(static_cast<size_t>(z) * ny + y) * nx + x] = static_cast<float>(
+        out[(static_cast<size_t>(z) * ny + y) * nx + x] = static_cast<U>(
             f[l.idx(lo[0] + z * dec[0], lo[1] + y * dec[1], lo[2] + x * dec[2])]);
 }
 
