@@ -10,6 +10,7 @@
 #include "io/error.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"
+#include "solver/migrate.hpp"
 #include "solver/plan.hpp"
 #include "solver/run.hpp"
 #include "solver/time_loop.hpp"
@@ -58,17 +59,48 @@ int guarded(F&& f) {
 
 }  // namespace
 
+RunOptions run_options(const RunArgs& a) {
+  RunOptions o;
+  o.backend = parse_backend(a.backend);
+  o.overwrite = a.overwrite;
+  o.quiet = a.quiet;
+  o.graphs = !a.no_graph;
+  o.resume = a.resume;
+  o.stop = &g_stop;
+  std::signal(SIGINT, on_sigint);
+  return o;
+}
+
+int cmd_born(const RunArgs& a) {
+  return guarded([&] {
+    const RunSummary s = execute_born(load_config(a.config, a.overrides), run_options(a));
+    if (!a.quiet)
+      std::fprintf(stderr,
+                   "seisfd: Born modelling of %d shots in %.2f s on %s (%s, %s). Scattered data "
+                   "in '%s/gathers.h5', report.json beside it.\n",
+                   s.shots, s.seconds, s.device.c_str(), s.backend.c_str(), s.kernel.c_str(),
+                   s.directory.c_str());
+    return 0;
+  });
+}
+
+int cmd_migrate(const RunArgs& a) {
+  return guarded([&] {
+    const RunSummary s = execute_migrate(load_config(a.config, a.overrides), run_options(a));
+    if (!a.quiet)
+      std::fprintf(stderr,
+                   "seisfd: migrated %d shots in %.2f s on %s (%s, %s): %.3f Gcells/s. Image in "
+                   "'%s/image.h5' (image.xmf opens in ParaView), report.json beside it.\n",
+                   s.shots, s.seconds, s.device.c_str(), s.backend.c_str(), s.kernel.c_str(),
+                   s.gcells_per_s, s.directory.c_str());
+    return 0;
+  });
+}
+
 int cmd_run(const RunArgs& a) {
   return guarded([&] {
     const RunConfig c = load_config(a.config, a.overrides);
-    RunOptions o;
-    o.backend = parse_backend(a.backend);
-    o.overwrite = a.overwrite;
-    o.quiet = a.quiet;
-    o.graphs = !a.no_graph;
-    o.stop = &g_stop;
-    std::signal(SIGINT, on_sigint);
-    const RunSummary s = execute_run(c, o);
+    const RunSummary s = execute_run(c, run_options(a));
     if (!a.quiet) {
       std::fprintf(stderr,
                    "seisfd: %d steps in %.2f s on %s (%s, %s): %.3f Gcells/s. Outputs in '%s': "
@@ -87,6 +119,12 @@ int cmd_check(const RunArgs& a) {
     if (a.backend != "auto") c.kernel.backend = parse_backend(a.backend);
     const RunPlan p = make_plan(c);
     std::cout << "# resolved config\n" << config_to_toml(c) << "\n# plan\n" << describe_plan(p);
+    if (c.migration.present)
+      std::cout << describe_migration(
+          p, c.kernel.backend == Backend::kCpu ||
+                     (c.kernel.backend == Backend::kAuto && cuda_devices().empty())
+                 ? Backend::kCpu
+                 : Backend::kCuda);
     for (const auto& d : cuda_devices()) {
       const double need = p.device_bytes / 1048576.0, have = d.free_bytes / 1048576.0;
       std::printf("device %d    %s: needs %.0f MiB of %.0f MiB free%s\n", d.id, d.name.c_str(),

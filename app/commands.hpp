@@ -14,9 +14,12 @@ struct RunArgs {
   bool overwrite = false;
   bool quiet = false;
   bool no_graph = false;
+  bool resume = false;
 };
 
 int cmd_run(const RunArgs& a);
+int cmd_born(const RunArgs& a);
+int cmd_migrate(const RunArgs& a);
 int cmd_check(const RunArgs& a);
 int cmd_info();
 int cmd_kernels();

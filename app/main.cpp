@@ -6,7 +6,7 @@
 
 int main(int argc, char** argv) {
   using seisfd::app::RunArgs;
-  CLI::App app{"seisfd " SEISFD_VERSION ": 3D finite-difference seismic modelling (acoustic)"};
+  CLI::App app{"seisfd " SEISFD_VERSION ": 3D finite-difference seismic modelling and migration"};
   app.require_subcommand(1);
   app.set_version_flag("--version", SEISFD_VERSION);
 
@@ -27,6 +27,20 @@ int main(int argc, char** argv) {
   run->add_flag("-q,--quiet", run_args.quiet, "No progress or summary on stderr");
   run->add_flag("--no-graph", run_args.no_graph,
                 "CUDA: launch every kernel from the host instead of replaying captured graphs");
+  run->add_flag("--resume", run_args.resume,
+                "Continue the run in the output directory from the first shot its gathers.h5 "
+                "does not hold (the same config)");
+  RunArgs born_args, migrate_args;
+  auto* born = app.add_subcommand(
+      "born", "Born modelling: the scattered data of a perturbation of 1/v^2 ([born])");
+  add_common(born, born_args);
+  born->add_flag("--overwrite", born_args.overwrite, "Replace files in the output directory");
+  born->add_flag("-q,--quiet", born_args.quiet, "No progress or summary on stderr");
+  auto* migrate = app.add_subcommand(
+      "migrate", "Reverse time migration of observed gathers ([migration]) into image.h5");
+  add_common(migrate, migrate_args);
+  migrate->add_flag("--overwrite", migrate_args.overwrite, "Replace files in the output directory");
+  migrate->add_flag("-q,--quiet", migrate_args.quiet, "No progress or summary on stderr");
   auto* check = app.add_subcommand(
       "check", "Validate a config and print the resolved config, dt, stability and memory");
   add_common(check, check_args);
@@ -37,6 +51,8 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (*run) return seisfd::app::cmd_run(run_args);
+  if (*born) return seisfd::app::cmd_born(born_args);
+  if (*migrate) return seisfd::app::cmd_migrate(migrate_args);
   if (*check) return seisfd::app::cmd_check(check_args);
   if (*info) return seisfd::app::cmd_info();
   if (*kernels) return seisfd::app::cmd_kernels();

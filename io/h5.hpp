@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "io/error.hpp"
 
@@ -87,6 +88,25 @@ void write_attribute(hid_t obj, const char* name, int value);
 void write_attribute(hid_t obj, const char* name, double value);
 // A fixed-length, null-terminated ASCII string (what h5py, h5dump and ParaView all read).
 void write_attribute(hid_t obj, const char* name, const std::string& value);
+
+// ---- Reading (shared by the gathers, image and state readers). Errors are IoErrors naming the
+// attribute or dataset; callers prefix the file.
+
+// "[4][11]", or "scalar".
+std::string shape_string(const std::vector<hsize_t>& dims);
+// Whether loc/name exists and is an object of the given kind (H5I_GROUP, H5I_DATASET).
+bool has_object(hid_t loc, const std::string& name, H5I_type_t kind);
+std::vector<hsize_t> dataset_shape(hid_t dset);
+// Link names of the children of a group of the given kind, in name order.
+std::vector<std::string> children(hid_t loc, H5I_type_t kind);
+Attribute open_attribute(hid_t obj, const char* name);
+// Every value of a numeric attribute, as doubles.
+std::vector<double> read_numbers(hid_t obj, const char* name);
+double read_scalar(hid_t obj, const char* name);
+// Fixed-length (as write_attribute writes) or variable-length (h5py's default) strings.
+std::string read_string(hid_t obj, const char* name);
+// "shot_0007": the group of a shot in gathers.h5 and image.h5.
+std::string shot_group_name(int shot);
 
 }  // namespace seisfd::io::h5
 

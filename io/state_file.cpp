@@ -12,24 +12,6 @@ namespace {
 
 constexpr const char* kFormat = "seisfd-state-1";
 
-std::string read_string_attribute(hid_t obj, const char* name) {
-  h5::Attribute a{H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT))};
-  h5::Datatype t{H5_CHECK(H5Aget_type(a.get()))};
-  const size_t n = H5Tget_size(t.get());
-  std::vector<char> buf(n + 1, '\0');
-  h5::Datatype mem{H5_CHECK(H5Tcopy(H5T_C_S1))};
-  H5_CHECK(H5Tset_size(mem.get(), n + 1));
-  H5_CHECK(H5Aread(a.get(), mem.get(), buf.data()));
-  return std::string(buf.data());
-}
-
-int read_int_attribute(hid_t obj, const char* name) {
-  h5::Attribute a{H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT))};
-  int v = 0;
-  H5_CHECK(H5Aread(a.get(), H5T_NATIVE_INT, &v));
-  return v;
-}
-
 }  // namespace
 
 void write_state_file(const std::string& path, const StateImage& img) {
@@ -68,10 +50,10 @@ StateImage read_state_file(const std::string& path) {
   StateImage img;
   try {
     h5::File f{H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT))};
-    if (read_string_attribute(f.get(), "format") != kFormat)
+    if (h5::read_string(f.get(), "format") != kFormat)
       throw IoError("not a seisfd state file (format attribute)");
-    img.engine = read_string_attribute(f.get(), "engine");
-    img.step = read_int_attribute(f.get(), "step");
+    img.engine = h5::read_string(f.get(), "engine");
+    img.step = static_cast<int>(h5::read_scalar(f.get(), "step"));
     H5G_info_t info;
     H5_CHECK(H5Gget_info(f.get(), &info));
     // In name order: states load their arrays by name.

@@ -1,12 +1,14 @@
 // XDMF 2 (the format ParaView's default "XDMF Reader" handles most reliably) for snapshots.h5:
 // a temporal collection of uniform grids, one per snapshot, each reading its slice of /p
-// through a HyperSlab, so the heavy data exists once, in the HDF5 file.
+// through a HyperSlab, so the heavy data exists once, in the HDF5 file. For image.h5: one
+// uniform grid whose attributes are the images and the illumination.
 #include <iomanip>
 #include <locale>
 #include <sstream>
 
 #include "io/error.hpp"
 #include "io/files.hpp"
+#include "io/image.hpp"
 #include "io/snapshots.hpp"
 
 namespace seisfd::io {
@@ -82,6 +84,46 @@ void write_snapshots_xdmf(const std::string& xmf_path, const std::string& h5_nam
       << "        </Attribute>\n"
       << "      </Grid>\n";
   }
+  x << "    </Grid>\n"
+    << "  </Domain>\n"
+    << "</Xdmf>\n";
+  write_text_atomic(xmf_path, x.str());
+}
+
+void write_image_xdmf(const std::string& xmf_path, const std::string& h5_name,
+                      const ImageGeometry& g, const std::vector<std::string>& images,
+                      bool illumination) {
+  std::ostringstream x;
+  x.imbue(std::locale::classic());  // '.' as the decimal point whatever the user's locale
+  x << std::setprecision(17);       // round-trips every double
+  const std::string dims =
+      std::to_string(g.nz) + " " + std::to_string(g.ny) + " " + std::to_string(g.nx);
+  const auto attribute = [&](const std::string& name, const std::string& dataset) {
+    x << "      <Attribute Name=\"" << xml_escape(name)
+      << "\" AttributeType=\"Scalar\" Center=\"Node\">\n"
+      << "        <DataItem Dimensions=\"" << dims
+      << "\" NumberType=\"Float\" Precision=\"4\" Format=\"HDF\">" << xml_escape(h5_name) << ":"
+      << xml_escape(dataset) << "</DataItem>\n"
+      << "      </Attribute>\n";
+  };
+
+  x << "<?xml version=\"1.0\" ?>\n"
+    << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
+    << "<Xdmf Version=\"2.0\">\n"
+    << "  <Domain>\n"
+    << "    <Grid Name=\"image\" GridType=\"Uniform\">\n"
+    // 3DCoRectMesh and ORIGIN_DXDYDZ list axes slowest first: z y x, like the HDF5 arrays.
+    << "      <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"" << dims << "\" />\n"
+    << "      <Geometry GeometryType=\"ORIGIN_DXDYDZ\">\n"
+    << "        <DataItem Name=\"Origin\" Dimensions=\"3\" NumberType=\"Float\" "
+       "Precision=\"8\" Format=\"XML\">"
+    << g.origin[0] << " " << g.origin[1] << " " << g.origin[2] << "</DataItem>\n"
+    << "        <DataItem Name=\"Spacing\" Dimensions=\"3\" NumberType=\"Float\" "
+       "Precision=\"8\" Format=\"XML\">"
+    << g.spacing[0] << " " << g.spacing[1] << " " << g.spacing[2] << "</DataItem>\n"
+    << "      </Geometry>\n";
+  for (const std::string& name : images) attribute(name, "/image/" + name);
+  if (illumination) attribute("illumination", "/illumination");
   x << "    </Grid>\n"
     << "  </Domain>\n"
     << "</Xdmf>\n";

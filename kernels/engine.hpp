@@ -251,9 +251,8 @@ class Engine {
   virtual void second_difference(const WaveState& s, int field, const CellArray& older,
                                  const CellArray* weight, double scale, CellArray& out) = 0;
   // image += scale * a * ((1+g) cur - 2 prev + (1-g) older) of field `field` of s.
-  virtual void correlate_second_difference(CellArray& image, const CellArray& a,
-                                           const WaveState& s, int field,
-                                           const CellArray& older, double scale) = 0;
+  virtual void correlate_second_difference(CellArray& image, const CellArray& a, const WaveState& s,
+                                           int field, const CellArray& older, double scale) = 0;
   // image += scale * a * b, and image += scale * a * (level f of s).
   virtual void correlate(CellArray& image, const CellArray& a, const CellArray& b,
                          double scale) = 0;

@@ -46,6 +46,65 @@ const char* toml_bool(bool b) {
   return b ? "true" : "false";
 }
 
+std::string toml_names(const std::vector<ImagingCondition>& values) {
+  std::string out = "[";
+  for (size_t i = 0; i < values.size(); ++i)
+    out += (i ? ", " : "") + toml_string(to_string(values[i]));
+  return out + "]";
+}
+
+void write_shots(std::ostream& o, const ShotsConfig& s) {
+  o << "\n[shots]\nlayout = " << toml_string(to_string(s.layout)) << "\n";
+  switch (s.layout) {
+    case ShotLayout::kList: {
+      o << "positions = [";
+      for (size_t i = 0; i < s.positions.size(); ++i)
+        o << (i ? ", " : "") << toml_vec(s.positions[i]);
+      o << "]\n";
+      break;
+    }
+    case ShotLayout::kGrid:
+      o << "start = " << toml_vec(s.start) << "\nspacing = " << toml_list(s.spacing)
+        << "\ncount = " << toml_list(s.count) << "\n";
+      break;
+    case ShotLayout::kFile:
+      o << "file = " << toml_string(s.file) << "\n";
+      break;
+  }
+  o << "receivers = " << toml_string(to_string(s.receivers)) << "\n";
+}
+
+void write_migration(std::ostream& o, const MigrationConfig& m) {
+  o << "\n[migration]\n";
+  if (m.data.empty()) {
+    o << "# data: not set; seisfd migrate needs it\n";
+  } else {
+    o << "data = " << toml_string(m.data) << "\n";
+  }
+  o << "smoothing = " << toml_float(m.smoothing)
+    << "\ndirect_arrival = " << toml_string(to_string(m.direct_arrival)) << "\n";
+  if (m.direct_arrival == DirectArrival::kMute)
+    o << "mute_velocity = " << toml_float(m.mute_velocity)
+      << "\nmute_time = " << toml_float(m.mute_time)
+      << "\nmute_taper = " << toml_float(m.mute_taper) << "\n";
+  o << "conditions = " << toml_names(m.conditions) << "\nlaplacian = " << toml_bool(m.laplacian)
+    << "\nstorage = " << toml_string(to_string(m.storage))
+    << "\nstore_precision = " << toml_string(to_string(m.store_precision))
+    << "\nimaging_interval = " << m.imaging_interval
+    << "\nmemory_budget = " << toml_float(m.memory_budget)
+    << "\nshot_images = " << toml_bool(m.shot_images) << "\n";
+}
+
+void write_born(std::ostream& o, const BornConfig& b) {
+  o << "\n[born]\nperturbation = " << toml_string(to_string(b.perturbation)) << "\n";
+  if (b.perturbation == PerturbationType::kReflectors) {
+    o << "contrast = " << toml_float(b.contrast) << "\n";
+  } else {
+    o << "path = " << toml_string(b.path) << "\ndataset = " << toml_string(b.dataset) << "\n";
+  }
+  o << "background = " << toml_string(to_string(b.background)) << "\n";
+}
+
 }  // namespace
 
 ConfigError::ConfigError(std::string key, const std::string& message, std::string source, int line)
@@ -83,6 +142,66 @@ const char* to_string(ReceiverLayout t) {
       return "file";
   }
   return "?";
+}
+const char* to_string(ShotLayout t) {
+  switch (t) {
+    case ShotLayout::kList:
+      return "list";
+    case ShotLayout::kGrid:
+      return "grid";
+    case ShotLayout::kFile:
+      return "file";
+  }
+  return "?";
+}
+const char* to_string(ReceiverMode t) {
+  return t == ReceiverMode::kFixed ? "fixed" : "moving";
+}
+const char* to_string(DirectArrival t) {
+  switch (t) {
+    case DirectArrival::kKeep:
+      return "keep";
+    case DirectArrival::kModel:
+      return "model";
+    case DirectArrival::kMute:
+      return "mute";
+  }
+  return "?";
+}
+const char* to_string(ImagingCondition t) {
+  switch (t) {
+    case ImagingCondition::kCrossCorrelation:
+      return "crosscorrelation";
+    case ImagingCondition::kNormalized:
+      return "normalized";
+    case ImagingCondition::kInverseScattering:
+      return "inverse_scattering";
+  }
+  return "?";
+}
+const char* to_string(StorageKind t) {
+  switch (t) {
+    case StorageKind::kAuto:
+      return "auto";
+    case StorageKind::kStore:
+      return "store";
+    case StorageKind::kBoundary:
+      return "boundary";
+    case StorageKind::kCheckpoint:
+      return "checkpoint";
+    case StorageKind::kHost:
+      return "host";
+  }
+  return "?";
+}
+const char* to_string(StorePrecision t) {
+  return t == StorePrecision::kFp32 ? "fp32" : "fp16";
+}
+const char* to_string(PerturbationType t) {
+  return t == PerturbationType::kReflectors ? "reflectors" : "file";
+}
+const char* to_string(BackgroundType t) {
+  return t == BackgroundType::kModel ? "model" : "smooth";
 }
 const char* to_string(BoundaryType t) {
   switch (t) {
@@ -149,8 +268,9 @@ std::string config_to_toml(const RunConfig& c) {
   o << "courant = " << toml_float(c.time.courant) << "\n";
 
   const SourceConfig& s = c.source;
-  o << "\n[source]\nposition = " << toml_vec(s.position) << "\nwavelet = " << name(s.wavelet)
-    << "\n";
+  o << "\n[source]\n";
+  if (!c.shots.present) o << "position = " << toml_vec(s.position) << "\n";
+  o << "wavelet = " << name(s.wavelet) << "\n";
   if (s.wavelet == WaveletType::kRicker) {
     o << "frequency = " << toml_float(s.frequency) << "\n";
     if (s.delay) {
@@ -162,6 +282,8 @@ std::string config_to_toml(const RunConfig& c) {
     o << "file = " << str(s.file) << "\nfile_dt = " << toml_float(s.file_dt) << "\n";
   }
   o << "amplitude = " << toml_float(s.amplitude) << "\ninjection = " << name(s.injection) << "\n";
+
+  if (c.shots.present) write_shots(o, c.shots);
 
   const ReceiverConfig& r = c.receivers;
   const bool have_receivers = r.count[0] > 0 && r.count[1] > 0;
@@ -214,6 +336,8 @@ std::string config_to_toml(const RunConfig& c) {
     << "\nprecision = " << name(k.precision)
     << "\ndiagnostics_interval = " << k.diagnostics_interval
     << "\ncompressible = " << name(k.compressible) << "\n";
+  if (c.migration.present) write_migration(o, c.migration);
+  if (c.born.present) write_born(o, c.born);
   return o.str();
 }
 
@@ -248,7 +372,9 @@ std::string config_to_json(const RunConfig& c) {
   }
   j["physics"] = {{"equation", to_string(c.physics.equation)}, {"order", c.physics.order}};
   j["time"] = {{"duration", c.time.duration}, {"dt", opt(c.time.dt)}, {"courant", c.time.courant}};
-  j["source"] = {{"position", s.position}, {"wavelet", to_string(s.wavelet)}};
+  j["source"] = Json::object();
+  if (!c.shots.present) j["source"]["position"] = s.position;
+  j["source"]["wavelet"] = to_string(s.wavelet);
   if (s.wavelet == WaveletType::kRicker) {
     j["source"]["frequency"] = s.frequency;
     j["source"]["delay"] = opt(s.delay);
@@ -258,6 +384,18 @@ std::string config_to_json(const RunConfig& c) {
   }
   j["source"]["amplitude"] = s.amplitude;
   j["source"]["injection"] = to_string(s.injection);
+  j["shots"] = nullptr;
+  if (const ShotsConfig& sh = c.shots; sh.present) {
+    j["shots"] = {{"layout", to_string(sh.layout)}};
+    if (sh.layout == ShotLayout::kList) j["shots"]["positions"] = sh.positions;
+    if (sh.layout == ShotLayout::kGrid) {
+      j["shots"]["start"] = sh.start;
+      j["shots"]["spacing"] = sh.spacing;
+      j["shots"]["count"] = sh.count;
+    }
+    if (sh.layout == ShotLayout::kFile) j["shots"]["file"] = sh.file;
+    j["shots"]["receivers"] = to_string(sh.receivers);
+  }
   const bool have_receivers = r.count[0] > 0 && r.count[1] > 0;
   if (!have_receivers) {
     j["receivers"] = nullptr;
@@ -298,6 +436,37 @@ std::string config_to_json(const RunConfig& c) {
                  {"compressible", to_string(c.kernel.compressible)},
                  {"precision", to_string(c.kernel.precision)},
                  {"diagnostics_interval", c.kernel.diagnostics_interval}};
+  j["migration"] = nullptr;
+  if (const MigrationConfig& m = c.migration; m.present) {
+    Json conditions = Json::array();
+    for (ImagingCondition ic : m.conditions) conditions.push_back(to_string(ic));
+    j["migration"] = {{"data", m.data.empty() ? Json(nullptr) : Json(m.data)},
+                      {"smoothing", m.smoothing},
+                      {"direct_arrival", to_string(m.direct_arrival)}};
+    if (m.direct_arrival == DirectArrival::kMute) {
+      j["migration"]["mute_velocity"] = m.mute_velocity;
+      j["migration"]["mute_time"] = m.mute_time;
+      j["migration"]["mute_taper"] = m.mute_taper;
+    }
+    j["migration"]["conditions"] = conditions;
+    j["migration"]["laplacian"] = m.laplacian;
+    j["migration"]["storage"] = to_string(m.storage);
+    j["migration"]["store_precision"] = to_string(m.store_precision);
+    j["migration"]["imaging_interval"] = m.imaging_interval;
+    j["migration"]["memory_budget"] = m.memory_budget;
+    j["migration"]["shot_images"] = m.shot_images;
+  }
+  j["born"] = nullptr;
+  if (const BornConfig& b = c.born; b.present) {
+    j["born"] = {{"perturbation", to_string(b.perturbation)}};
+    if (b.perturbation == PerturbationType::kReflectors) {
+      j["born"]["contrast"] = b.contrast;
+    } else {
+      j["born"]["path"] = b.path;
+      j["born"]["dataset"] = b.dataset;
+    }
+    j["born"]["background"] = to_string(b.background);
+  }
   return j.dump(2);
 }
 

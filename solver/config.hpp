@@ -101,6 +101,70 @@ struct ReceiverConfig {
   PointInterp interpolation = PointInterp::kSinc;
 };
 
+// [shots]: the shot positions of a survey (docs/migration.md §1). Absent: one shot at
+// source.position.
+enum class ShotLayout { kList, kGrid, kFile };
+enum class ReceiverMode {
+  kFixed,   // [receivers] as given, the same for every shot
+  kMoving,  // [receivers] positions are offsets (x, y, z) from each shot's source
+};
+struct ShotsConfig {
+  bool present = false;
+  ShotLayout layout = ShotLayout::kList;
+  std::vector<Vec3> positions;      // list
+  Vec3 start{0.0, 0.0, 0.0};        // grid: the first shot
+  std::array<double, 2> spacing{};  // grid: between shots along x and along y, m
+  std::array<int, 2> count{1, 1};   // grid: shots along x and along y
+  std::string file;                 // file: one "x y z" per line ('#' comments)
+  ReceiverMode receivers = ReceiverMode::kFixed;
+};
+
+// [migration] (seisfd migrate; docs/migration.md §3).
+enum class DirectArrival {
+  kKeep,   // migrate the data as they are
+  kModel,  // subtract the data modelled in the migration model
+  kMute,   // zero the samples before offset / mute_velocity + mute_time, cosine taper after
+};
+enum class ImagingCondition { kCrossCorrelation, kNormalized, kInverseScattering };
+enum class StorageKind { kAuto, kStore, kBoundary, kCheckpoint, kHost };
+enum class StorePrecision { kFp32, kFp16 };
+struct MigrationConfig {
+  bool present = false;
+  std::string data;      // observed gathers.h5 (resolved path); required by migrate
+  double smoothing = 0;  // m: Gaussian smoothing (standard deviation) of the migration model
+  DirectArrival direct_arrival = DirectArrival::kKeep;
+  double mute_velocity = 0;  // m/s; 0: the model's minimum velocity
+  double mute_time = 0;      // s after offset / velocity where the data start (wavelet length)
+  double mute_taper = 0.02;  // s of cosine taper
+  std::vector<ImagingCondition> conditions{ImagingCondition::kCrossCorrelation,
+                                           ImagingCondition::kNormalized,
+                                           ImagingCondition::kInverseScattering};
+  bool laplacian = false;  // a Laplacian post-filter on every image
+  StorageKind storage = StorageKind::kAuto;
+  StorePrecision store_precision = StorePrecision::kFp32;
+  int imaging_interval = 0;  // steps between imaging steps; 0: from the wavelet's f_max
+  double memory_budget = 0;  // GiB for the source-wavefield storage; 0: free memory less 10%
+  bool shot_images = false;  // also write each shot's image
+};
+
+// [born] (seisfd born; docs/migration.md §2): the perturbation of m = 1/v^2 and the background.
+enum class PerturbationType {
+  kReflectors,  // the built-in set: two flat and one dipping thin reflector
+  kFile,        // an HDF5 dataset of dm (s^2/m^2), shape [nz][ny][nx]
+};
+enum class BackgroundType {
+  kModel,
+  kSmooth
+};  // [model] as given, or smoothed by
+    // migration.smoothing
+struct BornConfig {
+  bool present = false;
+  PerturbationType perturbation = PerturbationType::kReflectors;
+  double contrast = 0.1;  // reflectors: dm / m of each reflector
+  std::string path, dataset = "dm";
+  BackgroundType background = BackgroundType::kModel;
+};
+
 enum class BoundaryType { kNone, kSponge, kCpml };
 
 struct BoundaryConfig {
@@ -150,11 +214,14 @@ struct RunConfig {
   ModelConfig model;
   PhysicsConfig physics;
   TimeConfig time;
-  SourceConfig source;
+  SourceConfig source;  // position unused with [shots]
+  ShotsConfig shots;
   ReceiverConfig receivers;
   BoundaryConfig boundary;
   OutputConfig output;
   KernelConfig kernel;
+  MigrationConfig migration;
+  BornConfig born;
 };
 
 // Parses TOML text (source names it in errors) and applies "section.key=value" overrides
@@ -172,6 +239,14 @@ const char* to_string(ModelType);
 const char* to_string(WaveletType);
 const char* to_string(PointInterp);
 const char* to_string(ReceiverLayout);
+const char* to_string(ShotLayout);
+const char* to_string(ReceiverMode);
+const char* to_string(DirectArrival);
+const char* to_string(ImagingCondition);
+const char* to_string(StorageKind);
+const char* to_string(StorePrecision);
+const char* to_string(PerturbationType);
+const char* to_string(BackgroundType);
 const char* to_string(BoundaryType);
 const char* to_string(Backend);
 const char* to_string(Precision);

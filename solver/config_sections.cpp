@@ -162,7 +162,8 @@ SourceConfig read_source(const Section& s) {
   s.check_known(
       {"position", "wavelet", "frequency", "delay", "amplitude", "file", "file_dt", "injection"});
   SourceConfig src;
-  src.position = s.need("position", s.get_vec3("position"));
+  // Required without [shots], refused with it: read_config checks which.
+  src.position = s.get_vec3("position").value_or(src.position);
   src.wavelet =
       s.get_enum("wavelet", {WaveletType::kRicker, WaveletType::kFile}).value_or(src.wavelet);
   const std::vector<std::string> specific{"frequency", "delay", "file", "file_dt"};
@@ -186,9 +187,9 @@ SourceConfig read_source(const Section& s) {
 
 RunConfig read_config(const Context& ctx, const toml::table& root) {
   const Section top(ctx, root, "");
-  top.check_known(
-      {"grid", "model", "physics", "time", "source", "receivers", "boundary", "output", "kernel"},
-      "section");
+  top.check_known({"grid", "model", "physics", "time", "source", "shots", "receivers", "boundary",
+                   "output", "kernel", "migration", "born"},
+                  "section");
   const auto required = [&](const char* name) {
     auto s = top.get_table(name);
     if (!s) ctx.fail(name, "required section is missing", nullptr);
@@ -212,19 +213,29 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   if (c.physics.equation == Physics::kVti)
     for (const char* k : {"theta", "phi"}) model.reject(k, why + " (no tilt; use \"tti\")");
   c.time = read_time(required("time"));
-  c.source = read_source(required("source"));
+  const Section source = required("source");
+  const auto shots = top.get_table("shots");
+  if (shots) {
+    source.reject("position", "not used with [shots] (the shots give the positions)");
+  } else {
+    source.need("position", source.get_vec3("position"), "or give a [shots] section");
+  }
+  c.source = read_source(source);
   const auto receivers = top.get_table("receivers");
   if (receivers) {
     c.receivers = read_receivers(*receivers);
   } else {
     c.receivers.count = {0, 0};  // no [receivers]: no receivers, no gathers
   }
+  if (shots) c.shots = read_shots(*shots, receivers.has_value());
   const Section boundary = optional("boundary");
   c.boundary = read_boundary(boundary);
   if (c.boundary.type == BoundaryType::kCpml && *traits(c.physics.equation).cpml_refusal)
     boundary.fail("type", traits(c.physics.equation).cpml_refusal);
   c.output = read_output(optional("output"), receivers.has_value());
   c.kernel = read_kernel(optional("kernel"));
+  if (const auto migration = top.get_table("migration")) c.migration = read_migration(*migration);
+  if (const auto born = top.get_table("born")) c.born = read_born(*born, c.migration);
   return c;
 }
 

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 
 #include "kernels/cuda_backend.hpp"
@@ -19,40 +18,17 @@ std::string fmt(double v, int prec = 4) {
   return os.str();
 }
 
-std::string fmt_point(const Vec3& p) {
+}  // namespace
+
+std::string point_text(const Vec3& p) {
   return "(" + fmt(p[0], 6) + ", " + fmt(p[1], 6) + ", " + fmt(p[2], 6) + ")";
 }
 
-std::string domain_text(const SimGrid& g) {
+std::string physical_domain_text(const SimGrid& g) {
   const Vec3 lo = g.physical().origin, hi = g.physical_max();
   return "x [" + fmt(lo[0], 6) + ", " + fmt(hi[0], 6) + "], y [" + fmt(lo[1], 6) + ", " +
          fmt(hi[1], 6) + "], z [" + fmt(lo[2], 6) + ", " + fmt(hi[2], 6) + "] m";
 }
-
-std::vector<Vec3> read_receiver_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError("receivers.file", "cannot open receiver file '" + path + "'");
-  std::vector<Vec3> out;
-  std::string line;
-  int lineno = 0;
-  while (std::getline(in, line)) {
-    ++lineno;
-    if (const auto h = line.find('#'); h != std::string::npos) line.resize(h);
-    if (line.find_first_not_of(" \t\r,") == std::string::npos) continue;
-    for (char& ch : line)
-      if (ch == ',') ch = ' ';
-    std::istringstream ls(line);
-    Vec3 p;
-    std::string rest;
-    if (!(ls >> p[0] >> p[1] >> p[2]) || (ls >> rest))
-      throw ConfigError("receivers.file", "expected 'x y z' (three numbers)", path, lineno);
-    out.push_back(p);
-  }
-  if (out.empty()) throw ConfigError("receivers.file", "receiver file '" + path + "' is empty");
-  return out;
-}
-
-}  // namespace
 
 double stability_limit(double vmax, int radius, const double h[3]) {
   const double l1 = second_derivative_spectral_radius(radius);
@@ -112,7 +88,7 @@ std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present, cons
         }
       break;
     case ReceiverLayout::kFile:
-      out = read_receiver_file(r.file);
+      out = read_positions_file(r.file, "receivers.file", "receiver").positions;
       break;
   }
   return out;
@@ -164,11 +140,12 @@ RunPlan make_plan(const RunConfig& c) {
   if (p.nt < 2)
     throw ConfigError("time.duration", "shorter than one time step " + fmt(p.dt) + " s", src);
 
-  // Source, wavelet, sampling warning.
-  if (!g.inside_physical(c.source.position))
-    throw ConfigError(
-        "source.position",
-        fmt_point(c.source.position) + " is outside the physical domain " + domain_text(g), src);
+  // Source (with [shots], the survey checks each shot), wavelet, sampling warning.
+  if (!c.shots.present && !g.inside_physical(c.source.position))
+    throw ConfigError("source.position",
+                      point_text(c.source.position) + " is outside the physical domain " +
+                          physical_domain_text(g),
+                      src);
   p.wavelet = make_wavelet(c.source, p.dt, p.nt);
   p.fmax = max_frequency(c.source, p.wavelet, p.dt);
   const double hmax = std::max({h[0], h[1], h[2]});
@@ -183,13 +160,16 @@ RunPlan make_plan(const RunConfig& c) {
   const bool have_receivers =
       !(c.receivers.layout == ReceiverLayout::kLine && c.receivers.count[0] == 0);
   p.receivers = receiver_positions(c.receivers, have_receivers, src);
-  for (size_t i = 0; i < p.receivers.size(); ++i)
+  // Moving receivers are offsets from each shot: the survey places them and drops those outside.
+  const bool moving = c.shots.present && c.shots.receivers == ReceiverMode::kMoving;
+  for (size_t i = 0; i < p.receivers.size() && !moving; ++i)
     if (!g.inside_physical(p.receivers[i]))
       throw ConfigError(
           c.receivers.layout == ReceiverLayout::kFile ? "receivers.file" : "receivers",
-          "receiver " + std::to_string(i) + " at " + fmt_point(p.receivers[i]) +
-              " is outside the physical domain " + domain_text(g),
+          "receiver " + std::to_string(i) + " at " + point_text(p.receivers[i]) +
+              " is outside the physical domain " + physical_domain_text(g),
           src);
+  p.survey = make_survey(c, g, p.receivers, p.warnings);
 
   p.f_peak = c.source.wavelet == WaveletType::kRicker ? c.source.frequency : p.fmax / 2.5;
   // VTI: waves cross the x and y layers at up to v sqrt(1 + 2 eps) (TTI refuses CPML).
@@ -302,10 +282,22 @@ std::string describe_plan(const RunPlan& p) {
     os << "            stability limit " << p.dt_bound_text << "\n";
   os << "wavelet     " << to_string(c.source.wavelet) << ", f_max " << fmt(p.fmax, 4) << " Hz, "
      << fmt(p.points_per_wavelength, 3) << " points per minimum wavelength\n";
-  os << "source      " << fmt_point(c.source.position) << ", " << to_string(c.source.injection)
-     << " injection\n";
-  os << "receivers   " << p.receivers.size() << ", recorded every " << fmt(p.out_every * p.dt, 6)
-     << " s (" << p.nt_out() << " samples)\n";
+  const bool shots = c.shots.present;
+  const bool moving = shots && c.shots.receivers == ReceiverMode::kMoving;
+  os << "source      " << (shots ? std::string("at each shot") : point_text(c.source.position))
+     << ", " << to_string(c.source.injection) << " injection\n";
+  size_t rmin = 0, rmax = 0;
+  for (size_t k = 0; k < p.survey.shots.size(); ++k) {
+    const size_t n = p.survey.shots[k].receivers.size();
+    rmin = k == 0 ? n : std::min(rmin, n);
+    rmax = std::max(rmax, n);
+  }
+  os << "shots       " << p.survey.shots.size() << " (layout "
+     << (shots ? to_string(c.shots.layout) : "source.position") << ", receivers "
+     << (moving ? "moving" : "fixed") << "), " << p.receivers.size() << " receivers per shot ("
+     << rmin << ".." << rmax << ")\n";
+  os << "receivers   " << p.receivers.size() << (moving ? " offsets from each shot" : "")
+     << ", recorded every " << fmt(p.out_every * p.dt, 6) << " s (" << p.nt_out() << " samples)\n";
   if (p.snapshots.enabled)
     os << "snapshots   every " << p.snapshots.every << " steps, " << p.snapshots.geometry.nx
        << " x " << p.snapshots.geometry.ny << " x " << p.snapshots.geometry.nz << " samples\n";

@@ -13,6 +13,7 @@
 #include "solver/config.hpp"
 #include "solver/grid.hpp"
 #include "solver/model.hpp"
+#include "solver/survey.hpp"
 
 namespace seisfd {
 
@@ -54,7 +55,8 @@ struct RunPlan {
   std::vector<std::string> warnings;
   std::string dt_bound_text;    // the stability limit and what it was computed from
   std::vector<double> wavelet;  // nt samples at dt
-  std::vector<Vec3> receivers;
+  std::vector<Vec3> receivers;  // [receivers]; offsets from each shot with moving receivers
+  Survey survey;                // the shots, each with its receivers
   StepSpec spec;
   SnapshotPlan snapshots;
   size_t device_bytes = 0, host_bytes = 0;
@@ -71,5 +73,9 @@ std::string describe_plan(const RunPlan& p);  // multi-line text for `seisfd che
 
 std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present,
                                      const std::string& source_path);
+
+// Text for messages: "(x, y, z)" and "x [lo, hi], y [lo, hi], z [lo, hi] m".
+std::string point_text(const Vec3& p);
+std::string physical_domain_text(const SimGrid& g);
 
 }  // namespace seisfd

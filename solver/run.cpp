@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <algorithm>
 #include <memory>
 
 #include "io/files.hpp"
@@ -15,45 +16,11 @@
 #include "solver/modeling.hpp"
 #include "solver/plan.hpp"
 #include "solver/progress.hpp"
+#include "solver/report.hpp"
 #include "solver/survey.hpp"
 #include "solver/time_loop.hpp"
 
 namespace seisfd {
-namespace {
-
-std::string cell_text(const SimGrid& g, int64_t i) {
-  if (i < 0) return "unknown cell";
-  const Layout& l = g.layout();
-  int z, y, x;
-  l.coords(i, z, y, x);
-  return "physical cell (x=" + std::to_string(x - g.offset(2)) +
-         ", y=" + std::to_string(y - g.offset(1)) + ", z=" + std::to_string(z - g.offset(0)) + ")";
-}
-
-std::string now_iso() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
-// The shot's traces, kept every out_every-th sample, as gathers.h5 holds them.
-void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
-                  const std::vector<double>& full) {
-  const int nr = static_cast<int>(shot.receivers.size()), nto = plan.nt_out();
-  std::vector<float> traces(static_cast<size_t>(nr) * nto);
-  for (int r = 0; r < nr; ++r)
-    for (int k = 0; k < nto; ++k)
-      traces[static_cast<size_t>(r) * nto + k] =
-          static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
-  std::vector<double> xyz;
-  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
-  gw.write_shot(shot.index, traces.data(), nr, nto, xyz.data(), shot.source,
-                plan.dt * plan.out_every, 0.0);
-}
-
-}  // namespace
-
 std::string seisfd_version() {
   return SEISFD_VERSION;
 }
@@ -63,21 +30,33 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
   const Survey survey = make_survey(plan);
   const std::string dir = config.output.directory;
-  Modeling modeling(plan, opt.backend, opt.graphs);
-  Engine& engine = modeling.engine();
-  io::prepare_output_directory(dir, opt.overwrite);
   namespace fs = std::filesystem;
   const std::string gathers_path = (fs::path(dir) / "gathers.h5").string();
   const std::string snaps_path = (fs::path(dir) / "snapshots.h5").string();
+  const bool gathers = !plan.receivers.empty() && config.output.gathers;
+  if (opt.resume && !gathers)
+    throw ConfigError("output.gathers", "--resume continues a gathers file; this run writes none",
+                      config.source_path);
+  Modeling modeling(plan, opt.backend, opt.graphs);
+  Engine& engine = modeling.engine();
+  // --resume: the gathers.h5.partial of an interrupted run, the shots it holds skipped.
+  std::unique_ptr<io::GatherWriter> gw;
+  std::vector<int> done;
+  if (opt.resume) {
+    gw = std::make_unique<io::GatherWriter>(
+        io::GatherWriter::resume(gathers_path, config_digest(config)));
+    done = gw->shots();
+  } else {
+    io::prepare_output_directory(dir, opt.overwrite);
+    if (gathers) gw = std::make_unique<io::GatherWriter>(gathers_path, config_digest(config));
+  }
 
-  // Snapshots are of the first shot.
+  // Snapshots are of the first shot (not rewritten by a resumed run that has it).
   std::unique_ptr<io::SnapshotWriter> snaps;
   std::vector<float> buf;
-  if (plan.snapshots.enabled)
+  const bool first_done = std::find(done.begin(), done.end(), survey.shots[0].index) != done.end();
+  if (plan.snapshots.enabled && !first_done)
     snaps = std::make_unique<io::SnapshotWriter>(snaps_path, plan.snapshots.geometry);
-  const bool gathers = !plan.receivers.empty() && config.output.gathers;
-  std::unique_ptr<io::GatherWriter> gw;
-  if (gathers) gw = std::make_unique<io::GatherWriter>(gathers_path);
 
   LoopOptions lo;
   lo.diagnostics_interval = config.kernel.diagnostics_interval;
@@ -93,8 +72,14 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   RunSummary s;
   nlohmann::json shot_reports = nlohmann::json::array();
   LoopResult last;
+  int skipped = 0;
   for (int k = 0; k < nshots; ++k) {
     const Shot& shot = survey.shots[k];
+    if (std::find(done.begin(), done.end(), shot.index) != done.end()) {
+      ++skipped;
+      shot_reports.push_back({{"shot", shot.index}, {"resumed", "already in gathers.h5"}});
+      continue;
+    }
     lo.snapshot_every = snaps && k == 0 ? plan.snapshots.every : 0;
     LoopCallbacks cb;
     cb.on_progress = [&](int done, int) { progress.update(k * steps_per_shot + done); };
@@ -106,6 +91,11 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
       };
     const ShotResult r = modeling.forward(shot, lo, cb);
     if (gw) write_gather(*gw, plan, shot, r.traces);
+    if (!opt.quiet && nshots > 1)
+      std::fprintf(stderr,
+                   "\nseisfd: shot %d of %d (index %d, source at %g, %g, %g m) done in %.2f s\n",
+                   k + 1, nshots, shot.index, shot.source[0], shot.source[1], shot.source[2],
+                   r.loop.seconds);
     s.steps += r.loop.steps;
     s.seconds += r.loop.seconds;
     last = r.loop;
@@ -138,23 +128,7 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
       s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
   s.directory = dir;
 
-  nlohmann::json rep;
-  rep["seisfd_version"] = seisfd_version();
-  rep["finished"] = now_iso();
-  rep["config"] = nlohmann::json::parse(config_to_json(config));
-  rep["backend"] = {{"name", s.backend},
-                    {"device", s.device},
-                    {"kernel", s.kernel},
-                    {"graphs", engine.graphs()},
-                    {"cuda_runtime", cuda_runtime_version()}};
-  for (const auto& [key, value] : engine.details()) rep["backend"][key] = value;
-  rep["grid"] = {
-      {"computational_zyx", {plan.grid.layout().nz, plan.grid.layout().ny, plan.grid.layout().nx}},
-      {"cells", plan.grid.layout().cells()}};
-  rep["time"] = {{"dt", plan.dt},
-                 {"dt_limit", plan.dt_limit},
-                 {"nt", plan.nt},
-                 {"output_dt", plan.dt * plan.out_every}};
+  nlohmann::json rep = report_base(plan, s.backend, s.device, engine);
   rep["performance"] = {{"steps", s.steps},
                         {"seconds", s.seconds},
                         {"gcells_per_s", s.gcells_per_s},
@@ -166,6 +140,7 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
                         {"checks", last.diagnostics_runs},
                         {"interval_steps", config.kernel.diagnostics_interval}};
   rep["shots"] = shot_reports;
+  if (opt.resume) rep["resumed"] = {{"shots_already_done", skipped}};
   rep["warnings"] = plan.warnings;
   rep["outputs"] = outputs;
   const std::string report_path = (fs::path(dir) / "report.json").string();

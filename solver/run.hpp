@@ -12,7 +12,8 @@ struct RunOptions {
   Backend backend = Backend::kAuto;  // overrides kernel.backend unless kAuto
   bool overwrite = false;
   bool quiet = false;
-  bool graphs = true;  // CUDA: launch chunks of steps as captured graphs (--no-graph: off)
+  bool graphs = true;   // CUDA: launch chunks of steps as captured graphs (--no-graph: off)
+  bool resume = false;  // run: continue the gathers.h5.partial in the output directory
   const std::atomic<bool>* stop = nullptr;  // set by the SIGINT handler
 };
 

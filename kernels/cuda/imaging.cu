@@ -32,8 +32,13 @@ struct Region {
   Layout l;
   int z0, y0, x0, nz, ny, nx;
   static Region of(const StepSpec& s) {
-    return {s.layout,          s.begin[0],         s.begin[1],         s.begin[2],
-            s.end[0] - s.begin[0], s.end[1] - s.begin[1], s.end[2] - s.begin[2]};
+    return {s.layout,
+            s.begin[0],
+            s.begin[1],
+            s.begin[2],
+            s.end[0] - s.begin[0],
+            s.end[1] - s.begin[1],
+            s.end[2] - s.begin[2]};
   }
 };
 
@@ -128,7 +133,8 @@ CudaArray::CudaArray(ArrayKind kind, int64_t n, int device, cudaStream_t s)
       device_ptr_ = f16_.get();
       break;
     case ArrayKind::kHost:
-      CUDA_CHECK(cudaHostAlloc(&host_, static_cast<size_t>(n) * sizeof(float), cudaHostAllocMapped));
+      CUDA_CHECK(
+          cudaHostAlloc(&host_, static_cast<size_t>(n) * sizeof(float), cudaHostAllocMapped));
       CUDA_CHECK(cudaHostGetDevicePointer(&device_ptr_, host_, 0));
       break;
   }

@@ -14,7 +14,8 @@ std::unique_ptr<CellArray> CpuEngine<T>::make_array(ArrayKind kind) {
 template <class T>
 void CpuEngine<T>::copy(const WaveState& s, FieldRef f, CellArray& out) {
   const auto& st = own_state<T>(s, "copy");
-  const std::vector<T>& lv = f.level == Level::kCurrent ? st.current(f.field) : st.previous(f.field);
+  const std::vector<T>& lv =
+      f.level == Level::kCurrent ? st.current(f.field) : st.previous(f.field);
   auto& a = own_array<T>(out);
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < a.size(); ++i) a.set(i, lv[i]);
@@ -88,19 +89,17 @@ void CpuEngine<T>::correlate(CellArray& image, const CellArray& a, const WaveSta
   for_region([&](int64_t i, T) { img.set(i, img.get(i) + k * u.get(i) * c[i]); });
 }
 
-#define SEISFD_CPU_IMAGING(T)                                                                  \
-  template std::unique_ptr<CellArray> CpuEngine<T>::make_array(ArrayKind);                     \
-  template void CpuEngine<T>::copy(const WaveState&, FieldRef, CellArray&);                    \
-  template void CpuEngine<T>::copy(const CellArray&, WaveState&, FieldRef);                    \
-  template void CpuEngine<T>::second_difference(const WaveState&, int, const CellArray&,       \
-                                                const CellArray*, double, CellArray&);         \
-  template void CpuEngine<T>::correlate_second_difference(CellArray&, const CellArray&,        \
-                                                          const WaveState&, int,               \
-                                                          const CellArray&, double);           \
-  template void CpuEngine<T>::correlate(CellArray&, const CellArray&, const CellArray&,        \
-                                        double);                                               \
-  template void CpuEngine<T>::correlate(CellArray&, const CellArray&, const WaveState&,         \
-                                        FieldRef, double);
+#define SEISFD_CPU_IMAGING(T)                                                                     \
+  template std::unique_ptr<CellArray> CpuEngine<T>::make_array(ArrayKind);                        \
+  template void CpuEngine<T>::copy(const WaveState&, FieldRef, CellArray&);                       \
+  template void CpuEngine<T>::copy(const CellArray&, WaveState&, FieldRef);                       \
+  template void CpuEngine<T>::second_difference(const WaveState&, int, const CellArray&,          \
+                                                const CellArray*, double, CellArray&);            \
+  template void CpuEngine<T>::correlate_second_difference(                                        \
+      CellArray&, const CellArray&, const WaveState&, int, const CellArray&, double);             \
+  template void CpuEngine<T>::correlate(CellArray&, const CellArray&, const CellArray&, double);  \
+  template void CpuEngine<T>::correlate(CellArray&, const CellArray&, const WaveState&, FieldRef, \
+                                        double);
 SEISFD_CPU_IMAGING(float)
 SEISFD_CPU_IMAGING(double)
 #undef SEISFD_CPU_IMAGING

@@ -21,8 +21,8 @@ void gather_box(const Layout& l, const T* f, const int lo[3], const int hi[3], c
   for (int z = 0; z < nz; ++z)
     for (int y = 0; y < ny; ++y)
       for (int x = 0; x < nx; ++x)
-        out[(static_cast<size_t>(z) * ny + y) * nx + x] = static_cast<U>(
-            f[l.idx(lo[0] + z * dec[0], lo[1] + y * dec[1], lo[2] + x * dec[2])]);
+        out[(static_cast<size_t>(z) * ny + y) * nx + x] =
+            static_cast<U>(f[l.idx(lo[0] + z * dec[0], lo[1] + y * dec[1], lo[2] + x * dec[2])]);
 }
 
 // Sum of squares, max |f| and the non-finite cells of f over the updated region.

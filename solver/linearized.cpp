@@ -1,0 +1,70 @@
+#include "solver/linearized.hpp"
+
+namespace seisfd {
+namespace {
+
+std::vector<std::unique_ptr<CellArray>> arrays(Engine& e, int n) {
+  std::vector<std::unique_ptr<CellArray>> out;
+  for (int i = 0; i < n; ++i) out.push_back(e.make_array(ArrayKind::kDevice));
+  return out;
+}
+
+}  // namespace
+
+std::vector<double> born(Engine& e, const ShotOperator& shot, const CellArray& dm) {
+  const int nf = traits(e.physics()).fields;
+  Propagation u(e), du(e);
+  u.set_injection(shot.sources, shot.wavelet, shot.nt);
+  du.set_recording(shot.receivers, shot.nt);
+  auto older = arrays(e, nf), source = arrays(e, nf);
+  du.set_volume(source[0].get(), nf > 1 ? source[1].get() : nullptr);
+  // Step n of du injects -dm D2u[n], the second difference of the step that makes u[n+1].
+  const double scale = -1.0 / (shot.dt * shot.dt);
+  for (int n = 0; n + 1 < shot.nt; ++n) {
+    for (int f = 0; f < nf; ++f) e.copy(u.state(), {f, Level::kPrevious}, *older[f]);
+    u.steps(n, n + 1);
+    for (int f = 0; f < nf; ++f)
+      e.second_difference(u.state(), f, *older[f], &dm, scale, *source[f]);
+    du.steps(n, n + 1);
+  }
+  return du.recorded();
+}
+
+void migrate(Engine& e, const ShotOperator& shot, const std::vector<double>& data,
+             SourceStorage& storage, const ImagingSteps& steps, const ShotImages& images) {
+  check_direction(e.spec(), Direction::kAdjoint);
+  const int nf = traits(e.physics()).fields, nt = shot.nt, nr = shot.receivers.count();
+  Propagation src(e);
+  src.set_injection(shot.sources, shot.wavelet, nt);
+  storage.forward(src);
+  // The adjoint propagation of the data, time-reversed, injected at the receivers: adjoint
+  // step j makes psi[j + 1] and pairs with forward field m = nt - 1 - j.
+  std::vector<double> reversed(data.size());
+  for (int r = 0; r < nr; ++r)
+    for (int n = 0; n < nt; ++n)
+      reversed[static_cast<size_t>(r) * nt + n] = data[static_cast<size_t>(r) * nt + nt - 1 - n];
+  Propagation adj(e, Direction::kAdjoint);
+  adj.set_injection(shot.receivers, reversed, nt);
+  auto older = arrays(e, nf);
+  const double k = steps.interval;
+  const double scale = -k / (shot.dt * shot.dt);
+  for (int j = 0; j + 1 < nt; ++j) {
+    const int m = nt - 1 - j;
+    const bool imaging = steps.is_imaging(m);
+    if (imaging && images.crosscorrelation)
+      for (int f = 0; f < nf; ++f) e.copy(adj.state(), {f, Level::kPrevious}, *older[f]);
+    adj.steps(j, j + 1);  // previous: psi[j], current: psi[j + 1]
+    if (!imaging) continue;
+    const std::vector<const CellArray*> u = storage.recall(m);
+    // B^T d += -(k / dt^2) u[m] ((1+g) psi[j+1] - 2 psi[j] + (1-g) psi[j-1]), every field.
+    if (images.crosscorrelation)
+      for (int f = 0; f < nf; ++f)
+        e.correlate_second_difference(*images.crosscorrelation, *u[f], adj.state(), f, *older[f],
+                                      scale);
+    if (images.illumination) e.correlate(*images.illumination, *u[0], *u[0], k);
+    if (images.zero_lag)
+      e.correlate(*images.zero_lag, *u[0], adj.state(), {0, Level::kPrevious}, k);
+  }
+}
+
+}  // namespace seisfd

@@ -1,0 +1,451 @@
+#include "solver/migrate.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/error.hpp"
+#include "io/files.hpp"
+#include "io/gathers.hpp"
+#include "io/image.hpp"
+#include "io/model_file.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "solver/backend.hpp"
+#include "solver/linearized.hpp"
+#include "solver/model_ops.hpp"
+#include "solver/plan.hpp"
+#include "solver/points.hpp"
+#include "solver/report.hpp"
+#include "solver/survey.hpp"
+#include "solver/time_loop.hpp"
+#include "solver/wavelet.hpp"
+
+namespace seisfd {
+namespace {
+
+namespace fs = std::filesystem;
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string fmt(double v, int prec = 4) {
+  std::ostringstream os;
+  os.precision(prec);
+  os << v;
+  return os.str();
+}
+
+// Imaging every k steps: the product u psi has frequencies up to 2 f_max, sampled at its
+// Nyquist rate (docs/migration.md §3).
+int imaging_interval(const RunPlan& p) {
+  if (p.config.migration.imaging_interval > 0) return p.config.migration.imaging_interval;
+  return std::max(1, static_cast<int>(std::floor(1.0 / (4.0 * p.fmax * p.dt))));
+}
+
+ShotOperator shot_operator(const RunPlan& p, const Shot& s) {
+  ShotOperator op;
+  op.sources =
+      make_points(p.grid, p.spec, {s.source}, p.config.source.injection, PointRole::kSource);
+  op.receivers = make_points(p.grid, p.spec, s.receivers, p.config.receivers.interpolation,
+                             PointRole::kReceiver);
+  op.wavelet = p.wavelet;
+  op.nt = p.nt;
+  op.dt = p.dt;
+  return op;
+}
+
+// The physical box: no absorbing layer damps there (the boundary strategy's region).
+Box physical_box(const RunPlan& p) {
+  Box b;
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = p.spec.sponge.phys_lo[a];
+    b.hi[a] = p.spec.sponge.phys_hi[a] + 1;
+  }
+  return b;
+}
+
+double host_available_bytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  double kb = 0;
+  while (in >> key >> kb) {
+    if (key == "MemAvailable:") return kb * 1024.0;
+    in.ignore(1 << 10, '\n');
+  }
+  return 8.0 * (1ull << 30);  // not Linux: assume 8 GiB
+}
+
+struct Budgets {
+  double device = 0, host = 0;
+};
+
+// The source-wavefield budget: migration.memory_budget, else what the device (the host for
+// the cpu backend) has free less 10%.
+Budgets budgets(const RunPlan& p, Backend b) {
+  Budgets out;
+  out.host = 0.9 * host_available_bytes();
+  if (p.config.migration.memory_budget > 0) {
+    out.device = p.config.migration.memory_budget * (1ull << 30);
+  } else if (b == Backend::kCuda) {
+    const auto devs = cuda_devices();
+    out.device = devs.empty() ? 0 : 0.9 * static_cast<double>(devs[0].free_bytes);
+  } else {
+    out.device = out.host;
+  }
+  return out;
+}
+
+std::vector<StorageEstimate> estimates(const RunPlan& p, double device_budget) {
+  const Physics ph = p.config.physics.equation;
+  const ImagingSteps steps{p.nt, imaging_interval(p)};
+  const Box region = physical_box(p);
+  double strip = 0;
+  for (const Box& b : edge_strips(region, p.grid.radius())) strip += b.cells();
+  return estimate_storage(steps, traits(ph).fields, static_cast<double>(p.grid.layout().size()),
+                          static_cast<double>(cuda_state_bytes(ph, p.spec)), strip,
+                          p.config.migration.store_precision, device_budget);
+}
+
+std::string mib(double bytes) {
+  return fmt(bytes / 1048576.0, 5) + " MiB";
+}
+
+// The observed traces of one shot, checked against the survey and resampled to every step.
+std::vector<double> observed_traces(const io::ShotData& d, const Shot& s, const RunPlan& p,
+                                    const std::string& file) {
+  const std::string where = "migration.data: '" + file + "' shot " + std::to_string(s.index) + ": ";
+  for (int a = 0; a < 3; ++a)
+    if (std::fabs(d.source[a] - s.source[a]) > 1e-3)
+      throw ConfigError("migration.data", where + "source at (" + fmt(d.source[0], 6) + ", " +
+                                              fmt(d.source[1], 6) + ", " + fmt(d.source[2], 6) +
+                                              ") but the survey has it at (" + fmt(s.source[0], 6) +
+                                              ", " + fmt(s.source[1], 6) + ", " +
+                                              fmt(s.source[2], 6) + ")");
+  if (d.receivers.size() != s.receivers.size())
+    throw ConfigError("migration.data", where + std::to_string(d.receivers.size()) +
+                                            " receivers, the config gives " +
+                                            std::to_string(s.receivers.size()));
+  for (size_t r = 0; r < d.receivers.size(); ++r)
+    for (int a = 0; a < 3; ++a)
+      if (std::fabs(d.receivers[r][a] - s.receivers[r][a]) > 1e-3)
+        throw ConfigError("migration.data", where + "receiver " + std::to_string(r) +
+                                                " is not where the config puts it");
+  const double k = d.dt / p.dt;
+  if (!(d.dt > 0) || std::fabs(k - std::round(k)) > 1e-6 * k || std::round(k) < 1)
+    throw ConfigError("migration.data", where + "sample interval " + fmt(d.dt, 6) +
+                                            " s is not a whole multiple of dt " + fmt(p.dt, 6) +
+                                            " s");
+  const int every = static_cast<int>(std::round(k));
+  const int want = (p.nt - 1) / every + 1;
+  if (d.nt != want)
+    throw ConfigError("migration.data", where + std::to_string(d.nt) + " samples of " +
+                                            fmt(d.dt, 6) + " s, the config's duration needs " +
+                                            std::to_string(want));
+  const int nr = static_cast<int>(s.receivers.size());
+  std::vector<double> out(static_cast<size_t>(nr) * p.nt);
+  for (int r = 0; r < nr; ++r) {
+    const std::vector<double> in(d.traces.begin() + static_cast<size_t>(r) * d.nt,
+                                 d.traces.begin() + static_cast<size_t>(r + 1) * d.nt);
+    const auto t = resample(in, d.dt, p.dt, p.nt);
+    std::copy(t.begin(), t.end(), out.begin() + static_cast<size_t>(r) * p.nt);
+  }
+  return out;
+}
+
+// Zero the samples before offset / v + t0, with a cosine taper over `taper` seconds after.
+void mute(std::vector<double>& data, const Shot& s, const RunPlan& p, double v, double t0,
+          double taper) {
+  const int nt = p.nt;
+  for (size_t r = 0; r < s.receivers.size(); ++r) {
+    double off2 = 0;
+    for (int a = 0; a < 3; ++a) off2 += std::pow(s.receivers[r][a] - s.source[a], 2);
+    const double tm = std::sqrt(off2) / v + t0;
+    for (int n = 0; n < nt; ++n) {
+      const double t = n * p.dt;
+      double w = 1;
+      if (t < tm)
+        w = 0;
+      else if (taper > 0 && t < tm + taper)
+        w = 0.5 - 0.5 * std::cos(M_PI * (t - tm) / taper);
+      data[r * nt + n] *= w;
+    }
+  }
+}
+
+// The image geometry of the physical grid (as snapshots.h5's).
+io::ImageGeometry image_geometry(const RunPlan& p) {
+  io::ImageGeometry g;
+  g.nz = p.grid.physical_size(0);
+  g.ny = p.grid.physical_size(1);
+  g.nx = p.grid.physical_size(2);
+  for (int a = 0; a < 3; ++a) {
+    g.spacing[a] = p.grid.spacing(a);
+    g.origin[a] = p.grid.origin(a);
+  }
+  return g;
+}
+
+}  // namespace
+
+std::string describe_migration(const RunPlan& p, Backend backend) {
+  const Budgets b = budgets(p, backend);
+  std::ostringstream os;
+  const int k = imaging_interval(p);
+  os << "migration   imaging every " << k << " steps (" << ImagingSteps{p.nt, k}.count()
+     << " imaging steps), source-wavefield budget " << mib(b.device) << " ("
+     << (backend == Backend::kCuda ? "device" : "host") << "), host " << mib(b.host) << "\n";
+  const auto opts = estimates(p, b.device);
+  std::string chosen;
+  try {
+    chosen = to_string(choose_storage(opts, b.device, b.host).kind);
+  } catch (const std::runtime_error&) {
+    chosen = "none fits";
+  }
+  for (const auto& o : opts)
+    os << "            storage " << to_string(o.kind) << ": " << mib(o.device_bytes) << " device, "
+       << mib(o.host_bytes) << " host, " << fmt(o.propagations, 3) << " propagations per shot"
+       << (o.kind == StorageKind::kCheckpoint ? " (" + std::to_string(o.checkpoints) + " states)"
+                                              : std::string())
+       << "\n";
+  os << "            storage auto would take: " << chosen << "\n";
+  return os.str();
+}
+
+RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
+  RunPlan plan = make_plan(config);
+  for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  const BornConfig& bc = config.born;
+  // The perturbation, of the model as given; then the background.
+  std::vector<float> dm;
+  if (bc.perturbation == PerturbationType::kFile) {
+    try {
+      dm = io::read_volume(bc.path, bc.dataset, {config.grid.nz, config.grid.ny, config.grid.nx});
+    } catch (const io::IoError& e) {
+      throw ConfigError("born.path", e.what(), config.source_path);
+    }
+  } else {
+    dm = reflector_perturbation(plan.model, config.grid, bc.contrast);
+  }
+  if (bc.background == BackgroundType::kSmooth)
+    smooth_velocity(plan.model, config.grid, config.migration.smoothing);
+  const Survey& survey = plan.survey;
+  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs);
+  Engine& e = *ec.engine;
+  auto dm_array = e.make_array(ArrayKind::kDevice);
+  dm_array->upload(physical_to_layout(plan.grid, dm));
+  const std::string dir = config.output.directory;
+  io::prepare_output_directory(dir, opt.overwrite);
+  const std::string gathers_path = (fs::path(dir) / "gathers.h5").string();
+  io::GatherWriter gw(gathers_path);
+  RunSummary s;
+  nlohmann::json shots = nlohmann::json::array();
+  const int n = static_cast<int>(survey.shots.size());
+  for (int k = 0; k < n; ++k) {
+    if (opt.stop && opt.stop->load()) throw Interrupted(k);
+    const Shot& shot = survey.shots[k];
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto traces = born(e, shot_operator(plan, shot), *dm_array);
+    e.synchronize();
+    const double sec = seconds_since(t0);
+    write_gather(gw, plan, shot, traces);
+    s.seconds += sec;
+    s.steps += 2 * (plan.nt - 1);
+    shots.push_back({{"shot", shot.index}, {"seconds", sec}});
+    if (!opt.quiet)
+      std::fprintf(stderr, "seisfd: born shot %d/%d (index %d): %.2f s\n", k + 1, n, shot.index,
+                   sec);
+  }
+  gw.finish();
+  s.backend = to_string(ec.backend);
+  s.device = ec.device;
+  s.kernel = e.name();
+  s.shots = n;
+  s.directory = dir;
+  s.gcells_per_s =
+      s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
+  nlohmann::json rep = report_base(plan, s.backend, s.device, e);
+  rep["born"] = {{"perturbation", to_string(bc.perturbation)},
+                 {"background", to_string(bc.background)},
+                 {"shots", shots}};
+  rep["performance"] = {{"steps", s.steps},
+                        {"seconds", s.seconds},
+                        {"gcells_per_s", s.gcells_per_s},
+                        {"cells_definition",
+                         "computational grid incl. absorbing layers and halo; "
+                         "the background and the scattered field count"}};
+  rep["warnings"] = plan.warnings;
+  rep["outputs"] = {gathers_path};
+  io::write_text_atomic((fs::path(dir) / "report.json").string(), rep.dump(2) + "\n");
+  return s;
+}
+
+RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
+  const MigrationConfig& mc = config.migration;
+  if (mc.data.empty())
+    throw ConfigError("migration.data", "required by seisfd migrate (the observed gathers.h5)",
+                      config.source_path);
+  RunPlan plan = make_plan(config);
+  for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  smooth_velocity(plan.model, config.grid, mc.smoothing);
+  const Survey& survey = plan.survey;
+
+  // The data first: every shot there and consistent, before anything is allocated or written.
+  io::GatherReader reader(mc.data);
+  const std::vector<int> have = reader.shots();
+  for (const Shot& s : survey.shots)
+    if (!std::binary_search(have.begin(), have.end(), s.index))
+      throw ConfigError("migration.data", "'" + mc.data + "' has no shot " +
+                                              std::to_string(s.index) + " (the survey has " +
+                                              std::to_string(survey.shots.size()) + " shots)");
+  for (const Shot& s : survey.shots) observed_traces(reader.read_shot(s.index), s, plan, mc.data);
+
+  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs);
+  Engine& e = *ec.engine;
+  const ImagingSteps steps{plan.nt, imaging_interval(plan)};
+  const Budgets b = budgets(plan, ec.backend);
+  const auto opts = estimates(plan, b.device);
+  StorageEstimate storage = opts[0];
+  if (mc.storage == StorageKind::kAuto) {
+    storage = choose_storage(opts, b.device, b.host);
+  } else {
+    for (const auto& o : opts)
+      if (o.kind == mc.storage) storage = o;
+    if (storage.device_bytes > b.device || storage.host_bytes > b.host)
+      throw std::runtime_error(std::string("migration.storage = \"") + to_string(mc.storage) +
+                               "\" needs " + mib(storage.device_bytes) + " of device and " +
+                               mib(storage.host_bytes) + " of host memory, the budget is " +
+                               mib(b.device) + " and " + mib(b.host));
+  }
+
+  const std::string dir = config.output.directory;
+  io::prepare_output_directory(dir, opt.overwrite);
+  const std::string image_path = (fs::path(dir) / "image.h5").string();
+  io::ImageWriter writer(image_path, image_geometry(plan));
+
+  auto cc = e.make_array(ArrayKind::kDevice), il = e.make_array(ArrayKind::kDevice),
+       zl = e.make_array(ArrayKind::kDevice);
+  const size_t nphys = static_cast<size_t>(plan.grid.physical_size(0)) *
+                       plan.grid.physical_size(1) * plan.grid.physical_size(2);
+  std::vector<double> stack_cc(nphys, 0.0), stack_il(nphys, 0.0), stack_zl(nphys, 0.0);
+  const double v_mute = mc.mute_velocity > 0 ? mc.mute_velocity : plan.model.vmin;
+  RunSummary s;
+  nlohmann::json shots = nlohmann::json::array();
+  const int n = static_cast<int>(survey.shots.size());
+  for (int k = 0; k < n; ++k) {
+    if (opt.stop && opt.stop->load()) throw Interrupted(k);
+    const Shot& shot = survey.shots[k];
+    const auto t0 = std::chrono::steady_clock::now();
+    const ShotOperator op = shot_operator(plan, shot);
+    std::vector<double> data = observed_traces(reader.read_shot(shot.index), shot, plan, mc.data);
+    if (mc.direct_arrival == DirectArrival::kMute)
+      mute(data, shot, plan, v_mute, mc.mute_time, mc.mute_taper);
+    if (mc.direct_arrival == DirectArrival::kModel) {
+      const auto model = apply_forward(e, op.sources, op.wavelet, op.receivers, op.nt);
+      for (size_t i = 0; i < data.size(); ++i) data[i] -= model[i];
+    }
+    for (auto* a : {cc.get(), il.get(), zl.get()}) a->zero();
+    auto store = make_storage(storage.kind, e, steps, mc.store_precision, physical_box(plan),
+                              plan.grid.radius(), storage.checkpoints, op.sources, op.wavelet);
+    ShotImages im{cc.get(), il.get(), zl.get()};
+    migrate(e, op, data, *store, steps, im);
+    e.synchronize();
+    const double sec = seconds_since(t0);
+    const auto c = layout_to_physical(plan.grid, cc->download());
+    const auto i = layout_to_physical(plan.grid, il->download());
+    const auto z = layout_to_physical(plan.grid, zl->download());
+    for (size_t j = 0; j < nphys; ++j) {
+      stack_cc[j] += c[j];
+      stack_il[j] += i[j];
+      stack_zl[j] += z[j];
+    }
+    if (mc.shot_images) {
+      const std::vector<float> cf(c.begin(), c.end());
+      writer.write_shot(shot.index, "crosscorrelation", cf.data());
+    }
+    s.seconds += sec;
+    s.steps += store->forward_steps() + (plan.nt - 1);
+    shots.push_back(
+        {{"shot", shot.index}, {"seconds", sec}, {"source_forward_steps", store->forward_steps()}});
+    if (!opt.quiet)
+      std::fprintf(stderr, "seisfd: migrated shot %d/%d (index %d): %.2f s, storage %s\n", k + 1, n,
+                   shot.index, sec, to_string(storage.kind));
+  }
+
+  // The imaging conditions (docs/migration.md §5).
+  const int nz = plan.grid.physical_size(0), ny = plan.grid.physical_size(1),
+            nx = plan.grid.physical_size(2);
+  const double h[3] = {plan.grid.spacing(0), plan.grid.spacing(1), plan.grid.spacing(2)};
+  const std::vector<float> cc_f(stack_cc.begin(), stack_cc.end()),
+      il_f(stack_il.begin(), stack_il.end()), zl_f(stack_zl.begin(), stack_zl.end());
+  const double il_max = *std::max_element(il_f.begin(), il_f.end());
+  std::vector<std::string> written;
+  for (ImagingCondition cond : mc.conditions) {
+    std::vector<float> img;
+    switch (cond) {
+      case ImagingCondition::kCrossCorrelation:
+        img = cc_f;
+        break;
+      case ImagingCondition::kNormalized:
+        img.resize(nphys);
+        for (size_t j = 0; j < nphys; ++j)
+          img[j] = static_cast<float>(stack_cc[j] / (stack_il[j] + 0.01 * il_max + 1e-300));
+        break;
+      case ImagingCondition::kInverseScattering:
+        img = negative_laplacian(zl_f, nz, ny, nx, h);  // -lap(sum u psi)
+        for (float& v : img) v *= 0.5f;
+        break;
+    }
+    if (mc.laplacian) img = negative_laplacian(img, nz, ny, nx, h);
+    writer.write(to_string(cond), img.data());
+    written.push_back(to_string(cond));
+  }
+  writer.write_illumination(il_f.data());
+  writer.set_shots(n);
+  writer.finish();
+
+  s.backend = to_string(ec.backend);
+  s.device = ec.device;
+  s.kernel = e.name();
+  s.shots = n;
+  s.directory = dir;
+  s.gcells_per_s =
+      s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
+  nlohmann::json rep = report_base(plan, s.backend, s.device, e);
+  nlohmann::json est = nlohmann::json::array();
+  for (const auto& o : opts)
+    est.push_back({{"storage", to_string(o.kind)},
+                   {"device_bytes", o.device_bytes},
+                   {"host_bytes", o.host_bytes},
+                   {"propagations_per_shot", o.propagations}});
+  rep["migration"] = {{"storage", to_string(storage.kind)},
+                      {"storage_requested", to_string(mc.storage)},
+                      {"store_precision", to_string(mc.store_precision)},
+                      {"checkpoints", storage.checkpoints},
+                      {"imaging_interval", steps.interval},
+                      {"imaging_steps", steps.count()},
+                      {"device_budget_bytes", b.device},
+                      {"host_budget_bytes", b.host},
+                      {"estimates", est},
+                      {"conditions", written},
+                      {"laplacian", mc.laplacian},
+                      {"smoothing_m", mc.smoothing},
+                      {"direct_arrival", to_string(mc.direct_arrival)},
+                      {"shots", shots}};
+  rep["performance"] = {{"steps", s.steps},
+                        {"seconds", s.seconds},
+                        {"gcells_per_s", s.gcells_per_s},
+                        {"cells_definition",
+                         "computational grid incl. absorbing layers and halo; every forward "
+                         "(source) and adjoint step counts"}};
+  rep["warnings"] = plan.warnings;
+  rep["outputs"] = {image_path, (fs::path(dir) / "image.xmf").string()};
+  io::write_text_atomic((fs::path(dir) / "report.json").string(), rep.dump(2) + "\n");
+  return s;
+}
+
+}  // namespace seisfd

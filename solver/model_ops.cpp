@@ -1,0 +1,133 @@
+#include "solver/model_ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace seisfd {
+namespace {
+
+// One axis of a separable Gaussian over a [n0][n1][n2] array, axis a, edges extended.
+void gaussian_axis(std::vector<double>& f, const int n[3], int a, double sigma_cells) {
+  const int r = static_cast<int>(std::ceil(3 * sigma_cells));
+  std::vector<double> w(2 * r + 1);
+  double sum = 0;
+  for (int k = -r; k <= r; ++k)
+    sum += w[k + r] = std::exp(-0.5 * k * k / (sigma_cells * sigma_cells));
+  for (double& x : w) x /= sum;
+  const int64_t stride[3] = {static_cast<int64_t>(n[1]) * n[2], n[2], 1};
+  std::vector<double> line(n[a]);
+  const int o1 = a == 0 ? 1 : 0, o2 = a == 2 ? 1 : 2;
+  for (int i = 0; i < n[o1]; ++i)
+    for (int j = 0; j < n[o2]; ++j) {
+      const int64_t base = i * stride[o1] + j * stride[o2];
+      for (int k = 0; k < n[a]; ++k) line[k] = f[base + k * stride[a]];
+      for (int k = 0; k < n[a]; ++k) {
+        double acc = 0;
+        for (int d = -r; d <= r; ++d) acc += w[d + r] * line[std::clamp(k + d, 0, n[a] - 1)];
+        f[base + k * stride[a]] = acc;
+      }
+    }
+}
+
+}  // namespace
+
+void smooth_velocity(VelocityModel& m, const GridConfig& g, double sigma) {
+  if (sigma <= 0) return;
+  const int n[3] = {m.nz, m.ny, m.nx};
+  const double h[3] = {g.dz, g.dy, g.dx};
+  std::vector<double> s(m.vp.size());
+  for (size_t i = 0; i < s.size(); ++i) s[i] = 1.0 / m.vp[i];
+  for (int a = 0; a < 3; ++a)
+    if (n[a] > 1) gaussian_axis(s, n, a, sigma / h[a]);
+  m.vmin = m.vmax = static_cast<float>(1.0 / s[0]);
+  for (size_t i = 0; i < s.size(); ++i) {
+    m.vp[i] = static_cast<float>(1.0 / s[i]);
+    m.vmin = std::min(m.vmin, m.vp[i]);
+    m.vmax = std::max(m.vmax, m.vp[i]);
+  }
+}
+
+std::vector<float> reflector_perturbation(const VelocityModel& m, const GridConfig& g,
+                                          double contrast) {
+  std::vector<float> dm(m.vp.size(), 0.0f);
+  const double depth = (m.nz - 1) * g.dz, width = (m.nx - 1) * g.dx;
+  const double dip = std::tan(25.0 * M_PI / 180.0), cosd = std::cos(25.0 * M_PI / 180.0);
+  const double h = g.dz;  // one cell across
+  for (int z = 0; z < m.nz; ++z)
+    for (int y = 0; y < m.ny; ++y)
+      for (int x = 0; x < m.nx; ++x) {
+        const double zz = z * g.dz, xx = x * g.dx;
+        double shape = 0;
+        for (double frac : {0.40, 0.65}) {
+          const double d = zz - frac * depth;
+          shape += std::exp(-0.5 * d * d / (h * h));
+        }
+        const double zd = 0.85 * depth + dip * (xx - 0.5 * width);  // the dipping plane at x
+        if (zd > 0.75 * depth && zd < 0.95 * depth) {
+          const double d = (zz - zd) * cosd;  // distance to the plane
+          shape += std::exp(-0.5 * d * d / (h * h));
+        }
+        const size_t i = (static_cast<size_t>(z) * m.ny + y) * m.nx + x;
+        const double m0 = 1.0 / (double(m.vp[i]) * m.vp[i]);
+        dm[i] = static_cast<float>(contrast * m0 * shape);
+      }
+  return dm;
+}
+
+std::vector<float> physical_to_layout(const SimGrid& grid, const std::vector<float>& phys) {
+  const Layout& l = grid.layout();
+  std::vector<float> out(static_cast<size_t>(l.size()), 0.0f);
+  const int n[3] = {grid.physical_size(0), grid.physical_size(1), grid.physical_size(2)};
+  for (int z = 0; z < n[0]; ++z)
+    for (int y = 0; y < n[1]; ++y)
+      for (int x = 0; x < n[2]; ++x)
+        out[l.idx(z + grid.offset(0), y + grid.offset(1), x + grid.offset(2))] =
+            phys[(static_cast<size_t>(z) * n[1] + y) * n[2] + x];
+  return out;
+}
+
+namespace {
+template <class T>
+std::vector<T> physical_cells(const SimGrid& grid, const std::vector<T>& field) {
+  const Layout& l = grid.layout();
+  const int n[3] = {grid.physical_size(0), grid.physical_size(1), grid.physical_size(2)};
+  std::vector<T> out(static_cast<size_t>(n[0]) * n[1] * n[2]);
+  for (int z = 0; z < n[0]; ++z)
+    for (int y = 0; y < n[1]; ++y)
+      for (int x = 0; x < n[2]; ++x)
+        out[(static_cast<size_t>(z) * n[1] + y) * n[2] + x] =
+            field[l.idx(z + grid.offset(0), y + grid.offset(1), x + grid.offset(2))];
+  return out;
+}
+}  // namespace
+
+std::vector<float> layout_to_physical(const SimGrid& grid, const std::vector<float>& field) {
+  return physical_cells(grid, field);
+}
+std::vector<double> layout_to_physical(const SimGrid& grid, const std::vector<double>& field) {
+  return physical_cells(grid, field);
+}
+
+std::vector<float> negative_laplacian(const std::vector<float>& in, int nz, int ny, int nx,
+                                      const double h[3]) {
+  std::vector<float> out(in.size(), 0.0f);
+  const int n[3] = {nz, ny, nx};
+  const auto at = [&](int z, int y, int x) -> double {
+    if (z < 0 || z >= nz || y < 0 || y >= ny || x < 0 || x >= nx) return 0.0;
+    return in[(static_cast<size_t>(z) * ny + y) * nx + x];
+  };
+#pragma omp parallel for collapse(2)
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const double c = at(z, y, x);
+        double lap = 0;
+        if (n[0] > 1) lap += (at(z + 1, y, x) - 2 * c + at(z - 1, y, x)) / (h[0] * h[0]);
+        if (n[1] > 1) lap += (at(z, y + 1, x) - 2 * c + at(z, y - 1, x)) / (h[1] * h[1]);
+        if (n[2] > 1) lap += (at(z, y, x + 1) - 2 * c + at(z, y, x - 1)) / (h[2] * h[2]);
+        out[(static_cast<size_t>(z) * ny + y) * nx + x] = static_cast<float>(-lap);
+      }
+  return out;
+}
+
+}  // namespace seisfd

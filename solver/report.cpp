@@ -1,0 +1,78 @@
+#include "solver/report.hpp"
+
+#include <cstdio>
+#include <ctime>
+
+#include "kernels/cuda_backend.hpp"
+#include "solver/run.hpp"
+
+namespace seisfd {
+
+std::string cell_text(const SimGrid& g, int64_t i) {
+  if (i < 0) return "unknown cell";
+  const Layout& l = g.layout();
+  int z, y, x;
+  l.coords(i, z, y, x);
+  return "physical cell (x=" + std::to_string(x - g.offset(2)) +
+         ", y=" + std::to_string(y - g.offset(1)) + ", z=" + std::to_string(z - g.offset(0)) + ")";
+}
+
+std::string now_iso() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
+                  const std::vector<double>& full) {
+  const int nr = static_cast<int>(shot.receivers.size()), nto = plan.nt_out();
+  std::vector<float> traces(static_cast<size_t>(nr) * nto);
+  for (int r = 0; r < nr; ++r)
+    for (int k = 0; k < nto; ++k)
+      traces[static_cast<size_t>(r) * nto + k] =
+          static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
+  std::vector<double> xyz;
+  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
+  gw.write_shot(shot.index, traces.data(), nr, nto, xyz.data(), shot.source,
+                plan.dt * plan.out_every, 0.0);
+}
+
+std::string config_digest(const RunConfig& config) {
+  nlohmann::json j = nlohmann::json::parse(config_to_json(config));
+  j.erase("output");
+  j.erase("kernel");
+  j.erase("source_path");
+  const std::string text = j.dump();
+  uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bits
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+nlohmann::json report_base(const RunPlan& plan, const std::string& backend,
+                           const std::string& device, const Engine& engine) {
+  nlohmann::json rep;
+  rep["seisfd_version"] = seisfd_version();
+  rep["finished"] = now_iso();
+  rep["config"] = nlohmann::json::parse(config_to_json(plan.config));
+  rep["backend"] = {{"name", backend},
+                    {"device", device},
+                    {"kernel", engine.name()},
+                    {"graphs", engine.graphs()},
+                    {"cuda_runtime", cuda_runtime_version()}};
+  for (const auto& [key, value] : engine.details()) rep["backend"][key] = value;
+  const Layout& l = plan.grid.layout();
+  rep["grid"] = {{"computational_zyx", {l.nz, l.ny, l.nx}}, {"cells", l.cells()}};
+  rep["time"] = {{"dt", plan.dt},
+                 {"dt_limit", plan.dt_limit},
+                 {"nt", plan.nt},
+                 {"output_dt", plan.dt * plan.out_every}};
+  return rep;
+}
+
+}  // namespace seisfd

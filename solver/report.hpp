@@ -1,0 +1,34 @@
+// What the drivers (seisfd run, born, migrate) write alike: the gathers of a shot, the common
+// part of report.json, and the texts of their messages.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "io/gathers.hpp"
+#include "kernels/engine.hpp"
+#include "solver/plan.hpp"
+#include "solver/survey.hpp"
+
+namespace seisfd {
+
+// "physical cell (x=.., y=.., z=..)" of a layout index, for messages.
+std::string cell_text(const SimGrid& g, int64_t i);
+std::string now_iso();  // UTC, ISO 8601
+
+// The shot's traces [receivers][nt] (every step), kept every out_every-th sample, as
+// gathers.h5 holds them.
+void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
+                  const std::vector<double>& traces);
+
+// What must not change for `seisfd run --resume` to continue a gathers file: a hash of the
+// resolved config without [output] and [kernel] (where and on what it runs).
+std::string config_digest(const RunConfig& config);
+
+// report.json's common keys: version, time, the resolved config, backend (with the engine's
+// details), grid and time.
+nlohmann::json report_base(const RunPlan& plan, const std::string& backend,
+                           const std::string& device, const Engine& engine);
+
+}  // namespace seisfd

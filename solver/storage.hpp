@@ -1,0 +1,73 @@
+// Source-wavefield storage for migration (docs/migration.md §4): what keeps, or recomputes, the
+// source field u[m] of the imaging steps so that the backward pass can have them in reverse
+// order. One interface, one implementation per strategy; none of them knows the physics: they
+// use only the engine's states, arrays and steps.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/propagation.hpp"
+#include "solver/config.hpp"
+
+namespace seisfd {
+
+// The imaging steps of a shot: m = k, 2k, ... up to nt - 1 (field 0 is zero).
+struct ImagingSteps {
+  int nt = 0;        // time samples, fields 0 .. nt - 1
+  int interval = 1;  // k
+  bool is_imaging(int m) const { return m > 0 && m < nt && m % interval == 0; }
+  int count() const { return interval > 0 ? (nt - 1) / interval : 0; }
+};
+
+class SourceStorage {
+ public:
+  virtual ~SourceStorage() = default;
+  virtual StorageKind kind() const = 0;
+
+  // Runs the forward propagation of the source (its state zeroed, its sources bound), keeping
+  // what the strategy needs.
+  virtual void forward(Propagation& source) = 0;
+  // The source field u[m] of imaging step m, one array per wavefield (valid until the next
+  // call); imaging steps are asked for once each, in decreasing order.
+  virtual std::vector<const CellArray*> recall(int m) = 0;
+  // Forward steps the source propagation took for this shot, the first pass included (nt - 1
+  // for store and host).
+  virtual long long forward_steps() const = 0;
+};
+
+// What a strategy needs in memory for a shot, and what it costs in propagations.
+struct StorageEstimate {
+  StorageKind kind = StorageKind::kStore;
+  double device_bytes = 0;  // beyond the engine and its two working states
+  double host_bytes = 0;
+  double propagations = 0;  // per shot: forward passes + the adjoint
+  int checkpoints = 0;      // checkpoint: states held
+};
+
+// Bytes and cost of each strategy for a grid of `cells_per_level` layout cells, `fields`
+// wavefields, a state of `state_bytes` bytes, the edge strips of `strip_cells` cells a level,
+// given the device budget (checkpoint: as many states as fit).
+std::vector<StorageEstimate> estimate_storage(const ImagingSteps& steps, int fields,
+                                              double cells_per_level, double state_bytes,
+                                              double strip_cells, StorePrecision precision,
+                                              double device_budget);
+// The fastest strategy that fits the budgets (store, host, boundary, checkpoint); throws
+// std::runtime_error naming what each would need when none does.
+StorageEstimate choose_storage(const std::vector<StorageEstimate>& options, double device_budget,
+                               double host_budget);
+
+// `region`: the box kept free of absorbing layers where the boundary strategy reconstructs the
+// field (its edge strips of width `radius` are saved); `checkpoints`: states for that strategy;
+// `sources`, `traces` ([points][nt]): the shot's, which the reconstruction injects backward.
+std::unique_ptr<SourceStorage> make_storage(StorageKind kind, Engine& engine,
+                                            const ImagingSteps& steps, StorePrecision precision,
+                                            const Box& region, int radius, int checkpoints,
+                                            const SparsePoints& sources,
+                                            const std::vector<double>& traces);
+
+// Binomial checkpointing (Griewank's revolve bound): beta(s, t) = C(s + t, s), the most steps
+// that s checkpoints reverse with t forward sweeps.
+double binomial_beta(int s, int t);
+
+}  // namespace seisfd

@@ -1,0 +1,634 @@
+// io for surveys and migration: reading gathers.h5 back (GatherReader), resuming a stopped
+// gathers file (GatherWriter::resume), and image.h5 with its XDMF (ImageWriter, ImageReader).
+// Files written through seisfd::io are checked with the HDF5 C API, as in test_io.cpp.
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "io/error.hpp"
+#include "io/files.hpp"
+#include "io/gathers.hpp"
+#include "io/h5.hpp"
+#include "io/image.hpp"
+
+namespace fs = std::filesystem;
+using namespace seisfd::io;
+
+namespace {
+
+class IoRtmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("seisfd_test_io_rtm_" + std::string(info->name()) + "_" + std::to_string(::getpid()) +
+            "_" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  std::string path(const std::string& name) const { return (dir_ / name).string(); }
+  fs::path dir_;
+};
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1e3f, 1e3f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+h5::File open_file(const std::string& path, unsigned flags = H5F_ACC_RDONLY) {
+  h5::silence_errors();
+  return h5::File{H5_CHECK(H5Fopen(path.c_str(), flags, H5P_DEFAULT))};
+}
+
+std::vector<hsize_t> shape_of(hid_t dset) {
+  const h5::Dataspace space{H5_CHECK(H5Dget_space(dset))};
+  std::vector<hsize_t> dims(H5_CHECK(H5Sget_simple_extent_ndims(space.get())));
+  H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
+  return dims;
+}
+
+std::vector<float> read_floats(hid_t loc, const char* name, std::vector<hsize_t>* shape) {
+  const h5::Dataset d{H5_CHECK(H5Dopen2(loc, name, H5P_DEFAULT))};
+  *shape = shape_of(d.get());
+  size_t n = 1;
+  for (hsize_t s : *shape) n *= s;
+  std::vector<float> v(n);
+  H5_CHECK(H5Dread(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()));
+  const h5::Datatype t{H5_CHECK(H5Dget_type(d.get()))};
+  EXPECT_GT(H5Tequal(t.get(), H5T_IEEE_F32LE), 0) << name << " is not float32";
+  return v;
+}
+
+template <typename T>
+std::vector<T> read_attr(hid_t obj, const char* name, hid_t mem_type) {
+  const h5::Attribute a{H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT))};
+  const h5::Dataspace space{H5_CHECK(H5Aget_space(a.get()))};
+  std::vector<T> v(H5_CHECK(H5Sget_simple_extent_npoints(space.get())));
+  H5_CHECK(H5Aread(a.get(), mem_type, v.data()));
+  return v;
+}
+
+std::string read_string_attr(hid_t obj, const char* name) {
+  const h5::Attribute a{H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT))};
+  const h5::Datatype type{H5_CHECK(H5Aget_type(a.get()))};
+  EXPECT_EQ(H5Tget_class(type.get()), H5T_STRING) << name;
+  std::string buf(H5Tget_size(type.get()), '\0');
+  H5_CHECK(H5Aread(a.get(), type.get(), buf.data()));
+  return buf.c_str();
+}
+
+size_t count_substr(const std::string& s, const std::string& sub) {
+  size_t n = 0;
+  for (size_t pos = s.find(sub); pos != std::string::npos; pos = s.find(sub, pos + 1)) ++n;
+  return n;
+}
+
+// The IoError message of f(), or a test failure when it does not throw one.
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const IoError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << "not one line: " << msg;
+    return msg;
+  }
+  ADD_FAILURE() << "no IoError";
+  return {};
+}
+
+#define EXPECT_HAS(msg, part) EXPECT_NE((msg).find(part), std::string::npos) << (msg)
+
+// A shot with nrec receivers and nt samples, its values derived from seed.
+struct TestShot {
+  int index, nrec, nt;
+  std::vector<float> traces;
+  std::vector<double> receivers;  // nrec x 3
+  std::array<double, 3> source;
+  double dt, t0;
+
+  TestShot(int shot, int nrec_, int nt_)
+      : index(shot), nrec(nrec_), nt(nt_), traces(random_floats(size_t(nrec_) * nt_, shot + 1)) {
+    for (int r = 0; r < nrec * 3; ++r) receivers.push_back(100.0 * shot + 0.25 * r);
+    source = {10.0 * shot, 20.5, 0.1 + 0.2};
+    dt = 1e-3 * (shot + 1);
+    t0 = -0.05 * shot;
+  }
+  void write(GatherWriter& w) const {
+    w.write_shot(index, traces.data(), nrec, nt, receivers.data(), source, dt, t0);
+  }
+  void expect_read(const GatherReader& r) const {
+    SCOPED_TRACE("shot " + std::to_string(index));
+    const ShotData d = r.read_shot(index);
+    EXPECT_EQ(d.shot, index);
+    EXPECT_EQ(d.nt, nt);
+    ASSERT_EQ(d.receivers.size(), size_t(nrec));
+    for (int k = 0; k < nrec; ++k) {
+      for (int a = 0; a < 3; ++a) EXPECT_EQ(d.receivers[k][a], receivers[k * 3 + a]);
+    }
+    EXPECT_EQ(d.source, source);
+    EXPECT_EQ(d.dt, dt);
+    EXPECT_EQ(d.t0, t0);
+    EXPECT_EQ(d.units, "Pa");
+    EXPECT_EQ(d.traces, traces);
+  }
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------------- GatherReader
+
+TEST_F(IoRtmTest, GatherReaderRoundTrip) {
+  const std::string file = path("gathers.h5");
+  const TestShot a(0, 4, 11), b(12345, 3, 17);  // 5 digits: shot_12345 sorts before shot_9999
+  const TestShot c(9999, 1, 2);
+  {
+    GatherWriter w(file, "digest-1");
+    a.write(w);
+    b.write(w);
+    c.write(w);
+    EXPECT_EQ(w.shots(), (std::vector<int>{0, 9999, 12345}));
+    w.finish();
+  }
+  const GatherReader r(file);
+  EXPECT_TRUE(r.complete());
+  EXPECT_EQ(r.config_digest(), "digest-1");
+  EXPECT_EQ(r.shots(), (std::vector<int>{0, 9999, 12345}));
+  a.expect_read(r);
+  b.expect_read(r);
+  c.expect_read(r);
+
+  const h5::File f = open_file(file);
+  EXPECT_EQ(read_string_attr(f.get(), "config_digest"), "digest-1");
+}
+
+TEST_F(IoRtmTest, GatherReaderReadsPartialFile) {
+  const std::string file = path("gathers.h5");
+  const TestShot a(2, 3, 5);
+  {
+    GatherWriter w(file);  // the constructor of before: digest ""
+    a.write(w);
+  }
+  const GatherReader r(file + ".partial");
+  EXPECT_FALSE(r.complete());
+  EXPECT_EQ(r.config_digest(), "");
+  EXPECT_EQ(r.shots(), std::vector<int>{2});
+  a.expect_read(r);
+  // The final name does not exist yet; the message points at the .partial file.
+  const std::string msg = error_of([&] { GatherReader{file}; });
+  EXPECT_HAS(msg, "gathers '" + file + "'");
+  EXPECT_HAS(msg, file + ".partial");
+}
+
+TEST_F(IoRtmTest, GatherReaderFileErrorsNameTheFile) {
+  const std::string missing = path("none.h5");
+  EXPECT_HAS(error_of([&] { GatherReader{missing}; }), "gathers '" + missing + "'");
+
+  const std::string text = path("text.h5");
+  write_text_atomic(text, "not hdf5");
+  const std::string m1 = error_of([&] { GatherReader{text}; });
+  EXPECT_HAS(m1, "gathers '" + text + "'");
+  EXPECT_HAS(m1, "not an HDF5 file");
+
+  const std::string other = path("other.h5");
+  {
+    h5::File f{H5_CHECK(H5Fcreate(other.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT))};
+    h5::write_attribute(f.get(), "format", std::string("seisfd-image-1"));
+  }
+  const std::string m2 = error_of([&] { GatherReader{other}; });
+  EXPECT_HAS(m2, "gathers '" + other + "'");
+  EXPECT_HAS(m2, "seisfd-image-1");
+  EXPECT_HAS(m2, "seisfd-gathers-1");
+
+  const std::string bare = path("bare.h5");
+  { h5::File f{H5_CHECK(H5Fcreate(bare.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT))}; }
+  EXPECT_HAS(error_of([&] { GatherReader{bare}; }), "no format attribute");
+}
+
+// Each case damages shot 3 of a good file with the C API; read_shot(3) must name the file,
+// the shot and the problem, on one line.
+TEST_F(IoRtmTest, GatherReaderShotErrorsNameFileAndShot) {
+  struct Case {
+    const char* what;
+    std::function<void(hid_t group)> damage;
+    std::vector<std::string> expect;
+  };
+  const auto set_double = [](hid_t g, const char* name, double v) {
+    h5::write_attribute(g, name, v);
+  };
+  const std::vector<Case> cases = {
+      {"no p",
+       [](hid_t g) { H5_CHECK(H5Ldelete(g, "p", H5P_DEFAULT)); },
+       {"no dataset /shot_0003/p"}},
+      {"no receivers",
+       [](hid_t g) { H5_CHECK(H5Ldelete(g, "receivers", H5P_DEFAULT)); },
+       {"no dataset /shot_0003/receivers"}},
+      {"p rows",
+       [](hid_t g) {
+         H5_CHECK(H5Ldelete(g, "p", H5P_DEFAULT));
+         const std::vector<float> p(4 * 11, 0.0f);
+         const h5::Dataspace s = h5::make_space({4, 11});
+         const h5::Dataset d{H5_CHECK(
+             H5Dcreate2(g, "p", H5T_IEEE_F32LE, s.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))};
+         H5_CHECK(H5Dwrite(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, p.data()));
+       },
+       {"dataset p has shape [4][11] but receivers has 3 rows"}},
+      {"receivers columns",
+       [](hid_t g) {
+         H5_CHECK(H5Ldelete(g, "receivers", H5P_DEFAULT));
+         const std::vector<double> r(3 * 2, 0.0);
+         const h5::Dataspace s = h5::make_space({3, 2});
+         const h5::Dataset d{H5_CHECK(H5Dcreate2(g, "receivers", H5T_IEEE_F64LE, s.get(),
+                                                 H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))};
+         H5_CHECK(H5Dwrite(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, r.data()));
+       },
+       {"dataset receivers has shape [3][2]"}},
+      {"no dt", [](hid_t g) { H5_CHECK(H5Adelete(g, "dt")); }, {"no attribute dt"}},
+      {"no t0", [](hid_t g) { H5_CHECK(H5Adelete(g, "t0")); }, {"no attribute t0"}},
+      {"no source", [](hid_t g) { H5_CHECK(H5Adelete(g, "source")); }, {"no attribute source"}},
+      {"no units", [](hid_t g) { H5_CHECK(H5Adelete(g, "units")); }, {"no attribute units"}},
+      {"nan dt",
+       [&](hid_t g) { set_double(g, "dt", std::numeric_limits<double>::quiet_NaN()); },
+       {"attribute dt is", "finite and positive"}},
+      {"zero dt", [&](hid_t g) { set_double(g, "dt", 0.0); }, {"attribute dt is 0"}},
+      {"infinite t0",
+       [&](hid_t g) { set_double(g, "t0", std::numeric_limits<double>::infinity()); },
+       {"attribute t0 is not finite"}},
+      {"source of 2",
+       [](hid_t g) {
+         H5_CHECK(H5Adelete(g, "source"));
+         const double two[2] = {1, 2};
+         h5::write_attribute(g, "source", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, two, {2});
+       },
+       {"attribute source has 2 values, expected 3"}},
+      {"string dt",
+       [](hid_t g) {
+         H5_CHECK(H5Adelete(g, "dt"));
+         h5::write_attribute(g, "dt", std::string("fast"));
+       },
+       {"attribute dt is not a number"}},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
+    SCOPED_TRACE(c.what);
+    const std::string file = path("g" + std::to_string(k) + ".h5");
+    {
+      GatherWriter w(file);
+      TestShot(0, 2, 4).write(w);
+      TestShot(3, 3, 11).write(w);
+      w.finish();
+    }
+    {
+      const h5::File f = open_file(file, H5F_ACC_RDWR);
+      const h5::Group g{H5_CHECK(H5Gopen2(f.get(), "shot_0003", H5P_DEFAULT))};
+      c.damage(g.get());
+    }
+    const GatherReader r(file);
+    const std::string msg = error_of([&] { r.read_shot(3); });
+    EXPECT_EQ(msg.rfind("gathers '" + file + "': shot 3: ", 0), 0u) << msg;
+    for (const std::string& part : c.expect) EXPECT_HAS(msg, part);
+    EXPECT_NO_THROW(r.read_shot(0));  // the other shot is unaffected
+  }
+
+  // A shot the file does not hold: the message lists those it does.
+  const std::string file = path("g0.h5");
+  const GatherReader r(file);
+  const std::string msg = error_of([&] { r.read_shot(5); });
+  EXPECT_EQ(msg.rfind("gathers '" + file + "': shot 5: ", 0), 0u) << msg;
+  EXPECT_HAS(msg, "no group /shot_0005");
+  EXPECT_HAS(msg, "holds shots 0, 3");
+  EXPECT_HAS(error_of([&] { r.read_shot(-1); }), "shot -1: negative shot index");
+}
+
+// ------------------------------------------------------------------------- resume
+
+TEST_F(IoRtmTest, GatherResumeAppendsAndFinishes) {
+  const std::string file = path("gathers.h5");
+  const TestShot s0(0, 3, 8), s1(1, 3, 8), s2(2, 4, 8);
+  {
+    GatherWriter w(file, "abc123");
+    s0.write(w);
+    s1.write(w);
+  }  // stopped: no finish
+  ASSERT_TRUE(fs::exists(file + ".partial"));
+  {
+    GatherWriter w = GatherWriter::resume(file, "abc123");
+    EXPECT_EQ(w.final_path(), file);
+    EXPECT_EQ(w.shots(), (std::vector<int>{0, 1}));
+    EXPECT_HAS(error_of([&] { s1.write(w); }), "already written");
+    s2.write(w);
+    EXPECT_EQ(w.shots(), (std::vector<int>{0, 1, 2}));
+    EXPECT_FALSE(fs::exists(file));
+    w.finish();
+  }
+  EXPECT_FALSE(fs::exists(file + ".partial"));
+  const GatherReader r(file);
+  EXPECT_TRUE(r.complete());
+  EXPECT_EQ(r.config_digest(), "abc123");
+  EXPECT_EQ(r.shots(), (std::vector<int>{0, 1, 2}));
+  s0.expect_read(r);
+  s1.expect_read(r);
+  s2.expect_read(r);
+  const h5::File f = open_file(file);
+  EXPECT_EQ(read_attr<int>(f.get(), "complete", H5T_NATIVE_INT), std::vector<int>{1});
+}
+
+TEST_F(IoRtmTest, GatherResumeTwiceAndMove) {
+  const std::string file = path("gathers.h5");
+  { GatherWriter w(file); }  // stopped before any shot
+  {
+    auto w = std::make_unique<GatherWriter>(GatherWriter::resume(file));
+    EXPECT_TRUE(w->shots().empty());
+    TestShot(0, 2, 3).write(*w);
+  }
+  {
+    GatherWriter w = GatherWriter::resume(file);
+    EXPECT_EQ(w.shots(), std::vector<int>{0});
+    TestShot(1, 2, 3).write(w);
+    w.finish();
+  }
+  EXPECT_EQ(GatherReader(file).shots(), (std::vector<int>{0, 1}));
+}
+
+TEST_F(IoRtmTest, GatherResumeRefusesAnotherConfig) {
+  const std::string file = path("gathers.h5");
+  const TestShot s0(0, 2, 4);
+  {
+    GatherWriter w(file, "digest-A");
+    s0.write(w);
+  }
+  const std::string msg = error_of([&] { GatherWriter::resume(file, "digest-B"); });
+  EXPECT_EQ(msg.rfind("gathers '" + file +
+                          ".partial': was started with another config (digest "
+                          "digest-A",
+                      0),
+            0u)
+      << msg;
+  EXPECT_HAS(msg, "digest-B");
+  EXPECT_HAS(msg, "rerun without --resume");
+  // The refused resume leaves the file as it was.
+  const GatherReader r(file + ".partial");
+  EXPECT_FALSE(r.complete());
+  s0.expect_read(r);
+}
+
+TEST_F(IoRtmTest, GatherResumeRefusesMissingCompleteOrForeignFiles) {
+  const std::string missing = path("none.h5");
+  const std::string m1 = error_of([&] { GatherWriter::resume(missing); });
+  EXPECT_HAS(m1, missing + ".partial");
+  EXPECT_HAS(m1, "does not exist");
+
+  // Finished: only the final file exists.
+  const std::string done = path("done.h5");
+  {
+    GatherWriter w(done);
+    TestShot(0, 1, 2).write(w);
+    w.finish();
+  }
+  const std::string m2 = error_of([&] { GatherWriter::resume(done); });
+  EXPECT_HAS(m2, done + ".partial");
+  EXPECT_HAS(m2, "finished");
+
+  // A .partial marked complete (the rename failed): nothing to resume.
+  fs::copy_file(done, done + ".partial");
+  EXPECT_HAS(error_of([&] { GatherWriter::resume(done); }), "marked complete");
+
+  // Another kind of file under the .partial name.
+  const std::string foreign = path("foreign.h5");
+  {
+    ImageGeometry g;
+    g.nz = g.ny = g.nx = 2;
+    g.spacing = {1, 1, 1};
+    ImageWriter w(foreign, g);
+  }
+  const std::string m3 = error_of([&] { GatherWriter::resume(foreign); });
+  EXPECT_HAS(m3, "gathers '" + foreign + ".partial'");
+  EXPECT_HAS(m3, "not a seisfd gathers file");
+}
+
+// A shot group left half-written (a write that failed) is dropped on resume and can be redone.
+TEST_F(IoRtmTest, GatherResumeDropsHalfWrittenShot) {
+  const std::string file = path("gathers.h5");
+  const TestShot s0(0, 2, 4), s1(1, 2, 4);
+  {
+    GatherWriter w(file);
+    s0.write(w);
+  }
+  {
+    const h5::File f = open_file(file + ".partial", H5F_ACC_RDWR);
+    const h5::Group g{
+        H5_CHECK(H5Gcreate2(f.get(), "shot_0001", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))};
+    const h5::Dataspace s = h5::make_space({2, 4});
+    const h5::Dataset d{H5_CHECK(
+        H5Dcreate2(g.get(), "p", H5T_IEEE_F32LE, s.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))};
+  }
+  GatherWriter w = GatherWriter::resume(file);
+  EXPECT_EQ(w.shots(), std::vector<int>{0});
+  s1.write(w);
+  w.finish();
+  const GatherReader r(file);
+  s0.expect_read(r);
+  s1.expect_read(r);
+}
+
+// ------------------------------------------------------------------------- image.h5
+
+namespace {
+
+ImageGeometry test_geometry() {
+  ImageGeometry g;
+  g.nz = 5, g.ny = 7, g.nx = 9;
+  g.spacing = {10, 12.5, 15};
+  g.origin = {0.1 + 0.2, 100, -200.25};  // 0.30000000000000004: the XDMF keeps 17 digits
+  g.decimation = {1, 2, 1};
+  return g;
+}
+
+constexpr size_t kCells = 5 * 7 * 9;
+
+}  // namespace
+
+TEST_F(IoRtmTest, ImageRoundTripWithXdmf) {
+  const std::string file = path("image.h5");
+  const ImageGeometry g = test_geometry();
+  const auto cc_old = random_floats(kCells, 1), cc = random_floats(kCells, 2);
+  const auto norm = random_floats(kCells, 3), illum = random_floats(kCells, 4);
+  const auto shot3 = random_floats(kCells, 5);
+  {
+    ImageWriter w(file, g);
+    EXPECT_EQ(w.final_path(), file);
+    w.write("crosscorrelation", cc_old.data());
+    w.write("normalized", norm.data());
+    w.write_illumination(illum.data());
+    w.write_shot(3, "crosscorrelation", shot3.data());
+    w.write("crosscorrelation", cc.data());  // overwritten in place, listed once in the XDMF
+    w.set_shots(4);
+    EXPECT_TRUE(fs::exists(file + ".partial"));
+    EXPECT_FALSE(fs::exists(file));
+    w.finish();
+    EXPECT_HAS(error_of([&] { w.write("normalized", norm.data()); }), "after finish");
+    EXPECT_THROW(w.write_illumination(illum.data()), IoError);
+    EXPECT_THROW(w.write_shot(0, "normalized", norm.data()), IoError);
+    EXPECT_THROW(w.set_shots(5), IoError);
+  }
+  EXPECT_FALSE(fs::exists(file + ".partial"));
+  ASSERT_TRUE(fs::exists(file));
+
+  const h5::File f = open_file(file);
+  const std::vector<hsize_t> want = {5, 7, 9};
+  std::vector<hsize_t> shape;
+  EXPECT_EQ(read_floats(f.get(), "image/crosscorrelation", &shape), cc);
+  EXPECT_EQ(shape, want);
+  EXPECT_EQ(read_floats(f.get(), "image/normalized", &shape), norm);
+  EXPECT_EQ(shape, want);
+  EXPECT_EQ(read_floats(f.get(), "illumination", &shape), illum);
+  EXPECT_EQ(shape, want);
+  EXPECT_EQ(read_floats(f.get(), "shots/shot_0003/crosscorrelation", &shape), shot3);
+  EXPECT_EQ(shape, want);
+  EXPECT_EQ(read_attr<double>(f.get(), "spacing", H5T_NATIVE_DOUBLE),
+            (std::vector<double>{10, 12.5, 15}));
+  EXPECT_EQ(read_attr<double>(f.get(), "origin", H5T_NATIVE_DOUBLE),
+            (std::vector<double>{0.1 + 0.2, 100, -200.25}));
+  EXPECT_EQ(read_attr<int>(f.get(), "decimation", H5T_NATIVE_INT), (std::vector<int>{1, 2, 1}));
+  EXPECT_EQ(read_string_attr(f.get(), "axis_order"), "z,y,x");
+  EXPECT_EQ(read_string_attr(f.get(), "units"), "arbitrary");
+  EXPECT_EQ(read_string_attr(f.get(), "format"), "seisfd-image-1");
+  EXPECT_EQ(read_attr<int>(f.get(), "shots", H5T_NATIVE_INT), std::vector<int>{4});
+  EXPECT_EQ(read_attr<int>(f.get(), "complete", H5T_NATIVE_INT), std::vector<int>{1});
+
+  const std::string xmf_path = path("image.xmf");
+  ASSERT_TRUE(fs::exists(xmf_path));
+  EXPECT_FALSE(fs::exists(xmf_path + ".partial"));
+  const std::string xmf = read_text(xmf_path);
+  EXPECT_EQ(xmf.rfind("<?xml", 0), 0u);
+  EXPECT_EQ(count_substr(xmf, "<Grid"), 1u);
+  EXPECT_EQ(count_substr(xmf, "<Grid"), count_substr(xmf, "</Grid>"));
+  EXPECT_EQ(count_substr(xmf, "<DataItem"), count_substr(xmf, "</DataItem>"));
+  EXPECT_EQ(count_substr(xmf, "<Attribute"), count_substr(xmf, "</Attribute>"));
+  EXPECT_EQ(count_substr(xmf, "TopologyType=\"3DCoRectMesh\" Dimensions=\"5 7 9\""), 1u);
+  EXPECT_EQ(count_substr(xmf, "<Attribute "), 3u);  // two images and the illumination
+  EXPECT_EQ(count_substr(xmf, "Attribute Name=\"crosscorrelation\""), 1u);
+  EXPECT_EQ(count_substr(xmf, "Attribute Name=\"normalized\""), 1u);
+  EXPECT_EQ(count_substr(xmf, "Attribute Name=\"illumination\""), 1u);
+  EXPECT_EQ(count_substr(xmf, ">image.h5:/image/crosscorrelation<"), 1u);  // relative name
+  EXPECT_EQ(count_substr(xmf, ">image.h5:/image/normalized<"), 1u);
+  EXPECT_EQ(count_substr(xmf, ">image.h5:/illumination<"), 1u);
+  EXPECT_EQ(count_substr(xmf,
+                         "<DataItem Dimensions=\"5 7 9\" NumberType=\"Float\" "
+                         "Precision=\"4\" Format=\"HDF\">"),
+            3u);
+  EXPECT_HAS(xmf, "Name=\"Origin\"");
+  EXPECT_HAS(xmf, ">0.30000000000000004 100 -200.25<");  // origin, z y x
+  EXPECT_HAS(xmf, ">10 12.5 15<");                       // spacing, z y x
+  EXPECT_EQ(xmf.find("shot_0003"), std::string::npos);   // per-shot images are not listed
+
+  // ImageReader gives back what the C API read.
+  const ImageReader r(file);
+  EXPECT_TRUE(r.complete());
+  EXPECT_EQ(r.shots(), 4);
+  EXPECT_EQ(r.units(), "arbitrary");
+  EXPECT_EQ(r.geometry().nz, 5);
+  EXPECT_EQ(r.geometry().ny, 7);
+  EXPECT_EQ(r.geometry().nx, 9);
+  EXPECT_EQ(r.geometry().spacing, g.spacing);
+  EXPECT_EQ(r.geometry().origin, g.origin);
+  EXPECT_EQ(r.geometry().decimation, g.decimation);
+  EXPECT_EQ(r.names(), (std::vector<std::string>{"crosscorrelation", "normalized"}));
+  EXPECT_EQ(r.read("crosscorrelation"), cc);
+  EXPECT_EQ(r.read("normalized"), norm);
+  EXPECT_TRUE(r.has_illumination());
+  EXPECT_EQ(r.read_illumination(), illum);
+  EXPECT_EQ(r.shot_images(), std::vector<int>{3});
+  EXPECT_EQ(r.read_shot(3, "crosscorrelation"), shot3);
+  const std::string m1 = error_of([&] { r.read("inverse_scattering"); });
+  EXPECT_HAS(m1, "image '" + file + "'");
+  EXPECT_HAS(m1, "no dataset /image/inverse_scattering");
+  const std::string m2 = error_of([&] { r.read_shot(2, "crosscorrelation"); });
+  EXPECT_HAS(m2, "image '" + file + "': shot 2:");
+}
+
+TEST_F(IoRtmTest, ImageWithoutFinishStaysPartial) {
+  const std::string file = path("image.h5");
+  const auto cc = random_floats(kCells, 7);
+  {
+    ImageWriter w(file, test_geometry());
+    w.write("crosscorrelation", cc.data());
+    w.set_shots(1);
+  }
+  EXPECT_FALSE(fs::exists(file));
+  EXPECT_FALSE(fs::exists(path("image.xmf")));
+  ASSERT_TRUE(fs::exists(file + ".partial"));
+  const h5::File f = open_file(file + ".partial");
+  EXPECT_EQ(read_attr<int>(f.get(), "complete", H5T_NATIVE_INT), std::vector<int>{0});
+  EXPECT_EQ(read_attr<int>(f.get(), "shots", H5T_NATIVE_INT), std::vector<int>{1});
+  std::vector<hsize_t> shape;
+  EXPECT_EQ(read_floats(f.get(), "image/crosscorrelation", &shape), cc);
+
+  const ImageReader r(file + ".partial");
+  EXPECT_FALSE(r.complete());
+  EXPECT_FALSE(r.has_illumination());
+  EXPECT_EQ(r.read("crosscorrelation"), cc);
+}
+
+TEST_F(IoRtmTest, ImageErrors) {
+  ImageGeometry bad = test_geometry();
+  bad.ny = 0;
+  EXPECT_HAS(error_of([&] { ImageWriter(path("a.h5"), bad); }), "invalid geometry");
+  bad = test_geometry();
+  bad.spacing[2] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_HAS(error_of([&] { ImageWriter(path("b.h5"), bad); }), "spacing");
+
+  const std::string file = path("image.h5");
+  ImageWriter w(file, test_geometry());
+  const auto v = random_floats(kCells, 1);
+  for (const char* name : {"", "a/b", ".hidden", "two words", "x<y"}) {
+    const std::string msg = error_of([&] { w.write(name, v.data()); });
+    EXPECT_HAS(msg, "image '" + file + "'");
+    EXPECT_HAS(msg, std::string("'") + name + "'");
+  }
+  EXPECT_THROW(w.write("crosscorrelation", nullptr), IoError);
+  EXPECT_THROW(w.write_shot(-1, "crosscorrelation", v.data()), IoError);
+
+  // The reader names the file and refuses other formats.
+  const std::string gathers = path("gathers.h5");
+  {
+    GatherWriter gw(gathers);
+    gw.finish();
+  }
+  const std::string m = error_of([&] { ImageReader{gathers}; });
+  EXPECT_HAS(m, "image '" + gathers + "'");
+  EXPECT_HAS(m, "not a seisfd image file");
+  EXPECT_HAS(error_of([&] { ImageReader{path("none.h5")}; }), "does not exist");
+}
+
+TEST_F(IoRtmTest, ImageXdmfEscapesFileName) {
+  const std::string xmf = path("odd.xmf");
+  write_image_xdmf(xmf, "a&b<c>.h5", test_geometry(), {"crosscorrelation"}, false);
+  const std::string text = read_text(xmf);
+  EXPECT_HAS(text, ">a&amp;b&lt;c&gt;.h5:/image/crosscorrelation<");
+  EXPECT_EQ(text.find("illumination"), std::string::npos);
+  EXPECT_EQ(count_substr(text, "<Attribute "), 1u);
+}
