@@ -16,6 +16,10 @@
 #   runs       whole runs: 2000 steps of configs/bench_512_o8.toml and the shipped quickstart,
 #              vti_layered and tti_salt, twice each, with their report numbers
 #   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
+#   rtm        one shot of configs/bench_512_o8.toml (2000 steps, acoustic and TTI): forward
+#              modelling, then migration with store and with boundary; report.json of each
+#   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
+#              sections of the images as .npz (scripts/plot_image.py draws them elsewhere)
 # With BASELINE=DIR (a source tree of an earlier commit, e.g. from `git archive`), `bench` and
 # `runs` build and run it too, alternating old and new on the same device in the same call.
 # Logs go to $OUT (summary.txt first), bench CSV/JSON into $OUT/results.tgz; the last lines
@@ -172,7 +176,89 @@ step_sweep() {
   done
 }
 
-[ $# -gt 0 ] || { sed -n '2,22p' "$0"; exit 2; }
+# One line per run or migration: its shot seconds and what the report says about storage.
+rtm_report() {  # rtm_report LABEL REPORT_JSON
+  python3 - "$@" <<'PY' | tee -a "$S"
+import json, sys
+label, path = sys.argv[1:]
+try:
+    r = json.load(open(path)); p = r["performance"]; m = r.get("migration", {})
+    shots = m.get("shots") or r.get("shots") or []
+    sec = sum(s.get("seconds", 0) for s in shots)
+    est = {e["storage"]: e for e in m.get("estimates", [])}
+    st = m.get("storage", "")
+    mem = ""
+    if st:
+        e = est[st]
+        mem = f" storage {st} interval {m['imaging_interval']} device {e['device_bytes']/2**30:.2f} GiB host {e['host_bytes']/2**30:.2f} GiB"
+    print(f"{label:34s} {r['backend']['kernel']:28s} shots {len(shots)} {sec:8.2f} s{mem}")
+except Exception as e:
+    print(f"{label} no report: {e}")
+PY
+}
+
+step_rtm() {
+  build
+  log "rtm: 512^3 o8 2000 steps, one shot: forward, migrate store, migrate boundary"
+  local cfg=configs/bench_512_o8.toml bin=$B/app/seisfd
+  local dt dur
+  dt=$($bin check $cfg 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
+  dur=$(python3 -c "print(${dt} * 2000)")
+  for eq in acoustic tti; do
+    local common=(--backend cuda --quiet --overwrite --set time.duration=$dur
+                  --set "physics.equation=\"$eq\"")
+    $bin run $cfg "${common[@]}" --set output.directory=\"/tmp/rtm_data\" > /tmp/rtm.log 2>&1 ||
+      tail -3 /tmp/rtm.log | tee -a "$S"
+    rtm_report "$eq forward" /tmp/rtm_data/report.json
+    cp /tmp/rtm_data/report.json "$OUT/results/rtm_${eq}_forward.json"
+    # store: in device memory at the imaging interval that fits (fp32); boundary: the default.
+    local every=24
+    [ $eq = tti ] && every=48
+    for st in "store|--set migration.imaging_interval=$every" "boundary|" \
+              "boundary|--set migration.imaging_interval=$every"; do
+      IFS='|' read -r kind extra <<< "$st"
+      # shellcheck disable=SC2086
+      $bin migrate $cfg "${common[@]}" --set migration.data=\"/tmp/rtm_data/gathers.h5\" \
+        --set migration.smoothing=0 --set 'migration.direct_arrival="keep"' \
+        --set "migration.storage=\"$kind\"" --set 'migration.conditions=["crosscorrelation"]' \
+        $extra --set output.directory=\"/tmp/rtm_img\" > /tmp/rtm.log 2>&1 ||
+        tail -3 /tmp/rtm.log | tee -a "$S"
+      rtm_report "$eq migrate $kind $extra" /tmp/rtm_img/report.json
+      cp /tmp/rtm_img/report.json "$OUT/results/rtm_${eq}_${kind}${extra:+_every}.json"
+    done
+  done
+}
+
+step_rtm_salt() {
+  build
+  log "rtm-salt: configs/rtm_salt.toml, acoustic 16 shots and tti 4 shots"
+  local bin=$B/app/seisfd
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    --target /tmp/site .whl/*.whl > /dev/null 2>&1 && export PYTHONPATH=/tmp/site
+  local tti=(--set 'physics.equation="tti"' --set 'shots.count=[2,2]'
+             --set 'shots.spacing=[1280.0,1280.0]' --set 'shots.start=[960.0,960.0,25.0]')
+  for eq in acoustic tti; do
+    local extra=()
+    [ $eq = tti ] && extra=("${tti[@]}")
+    local t0
+    t0=$(date +%s.%N)
+    $bin run configs/rtm_salt.toml --backend cuda --quiet --overwrite "${extra[@]}" \
+      --set output.directory=\"/tmp/salt_data_$eq\" > /tmp/salt.log 2>&1 ||
+      tail -3 /tmp/salt.log | tee -a "$S"
+    $bin migrate configs/rtm_salt.toml --backend cuda --quiet --overwrite "${extra[@]}" \
+      --set migration.data=\"/tmp/salt_data_$eq/gathers.h5\" \
+      --set output.directory=\"/tmp/salt_img_$eq\" > /tmp/salt.log 2>&1 ||
+      tail -3 /tmp/salt.log | tee -a "$S"
+    echo "rtm_salt $eq: run + migrate $(python3 -c "import time; print(round(time.time() - $t0, 1))") s wall" | tee -a "$S"
+    rtm_report "salt $eq run" /tmp/salt_data_$eq/report.json
+    rtm_report "salt $eq migrate" /tmp/salt_img_$eq/report.json
+    cp /tmp/salt_img_$eq/report.json "$OUT/results/rtm_salt_${eq}_migrate.json"
+    python3 scripts/plot_image.py /tmp/salt_img_$eq/image.h5 "$OUT/results/rtm_salt_$eq.npz" 2>&1 |
+      tail -2 | tee -a "$S"
+  done
+}
+
+[ $# -gt 0 ] || { sed -n '2,26p' "$0"; exit 2; }
 for s in "$@"; do
   case "$s" in
     build) build ;;
@@ -182,6 +268,8 @@ for s in "$@"; do
     bench) step_bench ;;
     runs) step_runs ;;
     sweep) step_sweep ;;
+    rtm) step_rtm ;;
+    rtm-salt) step_rtm_salt ;;
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done

@@ -91,6 +91,8 @@ Budgets budgets(const RunPlan& p, Backend b) {
   out.host = 0.9 * host_available_bytes();
   if (p.config.migration.memory_budget > 0) {
     out.device = p.config.migration.memory_budget * (1ull << 30);
+    // On the CPU the device is the host: the budget bounds every strategy.
+    if (b != Backend::kCuda) out.host = std::min(out.host, out.device);
   } else if (b == Backend::kCuda) {
     const auto devs = cuda_devices();
     out.device = devs.empty() ? 0 : 0.9 * static_cast<double>(devs[0].free_bytes);
@@ -118,7 +120,7 @@ std::string mib(double bytes) {
 // The observed traces of one shot, checked against the survey and resampled to every step.
 std::vector<double> observed_traces(const io::ShotData& d, const Shot& s, const RunPlan& p,
                                     const std::string& file) {
-  const std::string where = "migration.data: '" + file + "' shot " + std::to_string(s.index) + ": ";
+  const std::string where = "'" + file + "' shot " + std::to_string(s.index) + ": ";
   for (int a = 0; a < 3; ++a)
     if (std::fabs(d.source[a] - s.source[a]) > 1e-3)
       throw ConfigError("migration.data", where + "source at (" + fmt(d.source[0], 6) + ", " +

@@ -281,6 +281,61 @@ TEST(SourceStorage, EveryStrategyGivesTheSameImage) {
   }
 }
 
+// The GPU migration against the CPU's, for every physics and storage strategy on the GPU (the
+// CPU keeping the source field): images within 1e-5 over the region the boundary strategy
+// reconstructs, and the Born data of one perturbation within 1e-5.
+TEST(MigrationGpu, ImagesAndBornDataMatchTheCpu) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  for (const Case& c : {kCases[0], kCases[3], kCases[5], kCases[6]}) {
+    SCOPED_TRACE(c.name);
+    Problem s = problem(c, 141);
+    auto cpu = reference::make_cpu_engine(s.p.spec, s.medium, s.p.dt, false);
+    auto gpu = make_cuda_engine(s.p.spec, s.medium, s.p.dt, test::variant("auto"));
+    std::mt19937 rng(9);
+    const double m0 = 1.0 / (2000.0 * 2000.0);
+    const std::vector<float> dmv = random_region(s.p.spec, rng, 0.03 * m0);
+    std::vector<double> born_data[2];
+    int k = 0;
+    for (Engine* e : {cpu.get(), gpu.get()}) {
+      auto dm = e->make_array(ArrayKind::kDevice);
+      dm->upload(dmv);
+      born_data[k++] = born(*e, s.shot, *dm);
+    }
+    const double born_err = test::rel_l2(born_data[1], born_data[0]);
+    EXPECT_LE(born_err, 1e-5) << "born data";
+    const std::vector<double>& d = born_data[0];
+    const ImagingSteps steps{s.shot.nt, 2};
+    Box region;
+    for (int a = 0; a < 3; ++a) {
+      region.lo[a] = s.p.spec.sponge.phys_lo[a];
+      region.hi[a] = s.p.spec.sponge.phys_hi[a] + 1;
+    }
+    const auto image = [&](Engine& e, StorageKind kind) {
+      auto storage = make_storage(kind, e, steps, StorePrecision::kFp32, region, s.p.spec.radius, 4,
+                                  s.shot.sources, s.shot.wavelet);
+      auto cc = e.make_array(ArrayKind::kDevice);
+      ShotImages im;
+      im.crosscorrelation = cc.get();
+      migrate(e, s.shot, d, *storage, steps, im);
+      const std::vector<double> all = cc->download();
+      std::vector<double> img;
+      const Layout& l = s.p.spec.layout;
+      for (int z = region.lo[0]; z < region.hi[0]; ++z)
+        for (int y = region.lo[1]; y < region.hi[1]; ++y)
+          for (int x = region.lo[2]; x < region.hi[2]; ++x) img.push_back(all[l.idx(z, y, x)]);
+      return img;
+    };
+    const std::vector<double> ref = image(*cpu, StorageKind::kStore);
+    for (StorageKind kind : {StorageKind::kStore, StorageKind::kHost, StorageKind::kBoundary,
+                             StorageKind::kCheckpoint}) {
+      const double err = test::rel_l2(image(*gpu, kind), ref);
+      std::printf("[gpu migration] %-20s %-10s image vs cpu %.2e (born data %.2e)\n", c.name,
+                  to_string(kind), err, born_err);
+      EXPECT_LE(err, 1e-5) << to_string(kind);
+    }
+  }
+}
+
 // The boundary strategy's reconstruction, run backward over every step, against the field the
 // forward run kept. The earliest fields, reconstructed last, carry the most rounding; they are
 // also the smallest (u[1] is the source alone), so the error of each is measured against the
