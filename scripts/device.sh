@@ -18,6 +18,7 @@
 #   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
 #   rtm        one shot of configs/bench_512_o8.toml (2000 steps, acoustic and TTI): forward
 #              modelling, then migration with store and with boundary; report.json of each
+#   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (scripts/plot_image.py draws them elsewhere)
 # With BASELINE=DIR (a source tree of an earlier commit, e.g. from `git archive`), `bench` and
@@ -192,6 +193,8 @@ try:
         e = est[st]
         mem = f" storage {st} interval {m['imaging_interval']} device {e['device_bytes']/2**30:.2f} GiB host {e['host_bytes']/2**30:.2f} GiB"
     print(f"{label:34s} {r['backend']['kernel']:28s} shots {len(shots)} {sec:8.2f} s{mem}")
+    w = r.get("wall_seconds", {})
+    print("    wall " + " ".join(f"{k} {v:.1f}" for k, v in w.items()))
 except Exception as e:
     print(f"{label} no report: {e}")
 PY
@@ -258,6 +261,31 @@ step_rtm_salt() {
   done
 }
 
+step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds what dominates)
+  build
+  log "profile-salt: one shot of configs/rtm_salt.toml, run and migrate"
+  local bin=$B/app/seisfd one=(--set 'shots.count=[1,1]' --backend cuda --overwrite)
+  which perf nsys gdb 2>&1 | tee -a "$S"
+  for cmd in run migrate; do
+    local t0; t0=$(date +%s.%N)
+    local data=()
+    [ $cmd = migrate ] && data=(--set migration.data=\"/tmp/prof_data/gathers.h5\")
+    timeout -s INT ${PROFILE_S:-100} $bin $cmd configs/rtm_salt.toml "${one[@]}" "${data[@]}" \
+      --set output.directory=\"/tmp/prof_$cmd\" > "$OUT/profile_$cmd.log" 2>&1 &
+    local pid=$!
+    for k in 1 2 3 4 5 6; do
+      sleep 12
+      kill -0 $pid 2>/dev/null || break
+      { echo "-- $cmd t=$((k*12)) s"; gdb -p $(pgrep -n seisfd) -batch -ex "thread apply all bt 12" 2>/dev/null |
+        grep -E "^#" | head -40; } >> "$OUT/profile_stacks.log"
+    done
+    wait $pid
+    echo "profile $cmd rc=$? $(python3 -c "import time; print(round(time.time() - $t0, 1))") s" | tee -a "$S"
+    tail -4 "$OUT/profile_$cmd.log" | tee -a "$S"
+    [ $cmd = run ] && rm -rf /tmp/prof_data && cp -r /tmp/prof_run /tmp/prof_data
+  done
+}
+
 [ $# -gt 0 ] || { sed -n '2,26p' "$0"; exit 2; }
 for s in "$@"; do
   case "$s" in
@@ -270,6 +298,7 @@ for s in "$@"; do
     sweep) step_sweep ;;
     rtm) step_rtm ;;
     rtm-salt) step_rtm_salt ;;
+    profile-salt) step_profile_salt ;;
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done

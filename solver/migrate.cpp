@@ -117,9 +117,10 @@ std::string mib(double bytes) {
   return fmt(bytes / 1048576.0, 5) + " MiB";
 }
 
-// The observed traces of one shot, checked against the survey and resampled to every step.
-std::vector<double> observed_traces(const io::ShotData& d, const Shot& s, const RunPlan& p,
-                                    const std::string& file) {
+// Checks one shot of the observed data against the survey: source, receivers, sample interval
+// (a whole multiple of dt) and sample count.
+void check_observed(const io::ShotData& d, const Shot& s, const RunPlan& p,
+                    const std::string& file) {
   const std::string where = "'" + file + "' shot " + std::to_string(s.index) + ": ";
   for (int a = 0; a < 3; ++a)
     if (std::fabs(d.source[a] - s.source[a]) > 1e-3)
@@ -148,8 +149,15 @@ std::vector<double> observed_traces(const io::ShotData& d, const Shot& s, const 
     throw ConfigError("migration.data", where + std::to_string(d.nt) + " samples of " +
                                             fmt(d.dt, 6) + " s, the config's duration needs " +
                                             std::to_string(want));
+}
+
+// The observed traces of one shot, checked against the survey and resampled to every step.
+std::vector<double> observed_traces(const io::ShotData& d, const Shot& s, const RunPlan& p,
+                                    const std::string& file) {
+  check_observed(d, s, p, file);
   const int nr = static_cast<int>(s.receivers.size());
   std::vector<double> out(static_cast<size_t>(nr) * p.nt);
+#pragma omp parallel for schedule(dynamic, 64)
   for (int r = 0; r < nr; ++r) {
     const std::vector<double> in(d.traces.begin() + static_cast<size_t>(r) * d.nt,
                                  d.traces.begin() + static_cast<size_t>(r + 1) * d.nt);
@@ -291,9 +299,12 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
   if (mc.data.empty())
     throw ConfigError("migration.data", "required by seisfd migrate (the observed gathers.h5)",
                       config.source_path);
+  PhaseClock clock;
   RunPlan plan = make_plan(config);
   for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  clock.mark("plan");
   smooth_velocity(plan.model, config.grid, mc.smoothing);
+  clock.mark("smoothing");
   const Survey& survey = plan.survey;
 
   // The data first: every shot there and consistent, before anything is allocated or written.
@@ -304,10 +315,12 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
       throw ConfigError("migration.data", "'" + mc.data + "' has no shot " +
                                               std::to_string(s.index) + " (the survey has " +
                                               std::to_string(survey.shots.size()) + " shots)");
-  for (const Shot& s : survey.shots) observed_traces(reader.read_shot(s.index), s, plan, mc.data);
+  for (const Shot& s : survey.shots) check_observed(reader.read_shot(s.index), s, plan, mc.data);
+  clock.mark("data_check");
 
   EngineChoice ec = make_engine(plan, opt.backend, opt.graphs);
   Engine& e = *ec.engine;
+  clock.mark("engine");
   const ImagingSteps steps{plan.nt, imaging_interval(plan)};
   const Budgets b = budgets(plan, ec.backend);
   const auto opts = estimates(plan, b.device);
@@ -333,7 +346,10 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
        zl = e.make_array(ArrayKind::kDevice);
   const size_t nphys = static_cast<size_t>(plan.grid.physical_size(0)) *
                        plan.grid.physical_size(1) * plan.grid.physical_size(2);
-  std::vector<double> stack_cc(nphys, 0.0), stack_il(nphys, 0.0), stack_zl(nphys, 0.0);
+  // The shots stack in the engine's arrays (no per-shot download); a shot's own image is the
+  // difference of the stack before and after it (downloaded only for migration.shot_images).
+  for (auto* a : {cc.get(), il.get(), zl.get()}) a->zero();
+  std::vector<double> before(mc.shot_images ? nphys : 0, 0.0);
   const double v_mute = mc.mute_velocity > 0 ? mc.mute_velocity : plan.model.vmin;
   RunSummary s;
   nlohmann::json shots = nlohmann::json::array();
@@ -346,33 +362,30 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
     std::vector<double> data = observed_traces(reader.read_shot(shot.index), shot, plan, mc.data);
     if (mc.direct_arrival == DirectArrival::kMute)
       mute(data, shot, plan, v_mute, mc.mute_time, mc.mute_taper);
+    clock.mark("data");
     if (mc.direct_arrival == DirectArrival::kModel) {
       const auto model = apply_forward(e, op.sources, op.wavelet, op.receivers, op.nt);
       for (size_t i = 0; i < data.size(); ++i) data[i] -= model[i];
     }
-    for (auto* a : {cc.get(), il.get(), zl.get()}) a->zero();
     auto store = make_storage(storage.kind, e, steps, mc.store_precision, physical_box(plan),
                               plan.grid.radius(), storage.checkpoints, op.sources, op.wavelet);
     ShotImages im{cc.get(), il.get(), zl.get()};
     migrate(e, op, data, *store, steps, im);
     e.synchronize();
+    clock.mark("shots");
     const double sec = seconds_since(t0);
-    const auto c = layout_to_physical(plan.grid, cc->download());
-    const auto i = layout_to_physical(plan.grid, il->download());
-    const auto z = layout_to_physical(plan.grid, zl->download());
-    for (size_t j = 0; j < nphys; ++j) {
-      stack_cc[j] += c[j];
-      stack_il[j] += i[j];
-      stack_zl[j] += z[j];
-    }
     if (mc.shot_images) {
-      const std::vector<float> cf(c.begin(), c.end());
+      const auto c = layout_to_physical(plan.grid, cc->download());
+      std::vector<float> cf(nphys);
+      for (size_t j = 0; j < nphys; ++j) cf[j] = static_cast<float>(c[j] - before[j]);
+      before = c;
       writer.write_shot(shot.index, "crosscorrelation", cf.data());
     }
     s.seconds += sec;
     s.steps += store->forward_steps() + (plan.nt - 1);
     shots.push_back(
         {{"shot", shot.index}, {"seconds", sec}, {"source_forward_steps", store->forward_steps()}});
+    clock.mark("stack");
     if (!opt.quiet)
       std::fprintf(stderr, "seisfd: migrated shot %d/%d (index %d): %.2f s, storage %s\n", k + 1, n,
                    shot.index, sec, to_string(storage.kind));
@@ -382,6 +395,9 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
   const int nz = plan.grid.physical_size(0), ny = plan.grid.physical_size(1),
             nx = plan.grid.physical_size(2);
   const double h[3] = {plan.grid.spacing(0), plan.grid.spacing(1), plan.grid.spacing(2)};
+  const auto stack_cc = layout_to_physical(plan.grid, cc->download());
+  const auto stack_il = layout_to_physical(plan.grid, il->download());
+  const auto stack_zl = layout_to_physical(plan.grid, zl->download());
   const std::vector<float> cc_f(stack_cc.begin(), stack_cc.end()),
       il_f(stack_il.begin(), stack_il.end()), zl_f(stack_zl.begin(), stack_zl.end());
   const double il_max = *std::max_element(il_f.begin(), il_f.end());
@@ -446,6 +462,8 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
                          "(source) and adjoint step counts"}};
   rep["warnings"] = plan.warnings;
   rep["outputs"] = {image_path, (fs::path(dir) / "image.xmf").string()};
+  clock.mark("output");
+  rep["wall_seconds"] = clock.json();
   io::write_text_atomic((fs::path(dir) / "report.json").string(), rep.dump(2) + "\n");
   return s;
 }

@@ -15,10 +15,14 @@ void gaussian_axis(std::vector<double>& f, const int n[3], int a, double sigma_c
     sum += w[k + r] = std::exp(-0.5 * k * k / (sigma_cells * sigma_cells));
   for (double& x : w) x /= sum;
   const int64_t stride[3] = {static_cast<int64_t>(n[1]) * n[2], n[2], 1};
-  std::vector<double> line(n[a]);
   const int o1 = a == 0 ? 1 : 0, o2 = a == 2 ? 1 : 2;
-  for (int i = 0; i < n[o1]; ++i)
-    for (int j = 0; j < n[o2]; ++j) {
+  const int64_t lines = static_cast<int64_t>(n[o1]) * n[o2];
+#pragma omp parallel
+  {
+    std::vector<double> line(n[a]);
+#pragma omp for schedule(static)
+    for (int64_t ij = 0; ij < lines; ++ij) {
+      const int64_t i = ij / n[o2], j = ij % n[o2];
       const int64_t base = i * stride[o1] + j * stride[o2];
       for (int k = 0; k < n[a]; ++k) line[k] = f[base + k * stride[a]];
       for (int k = 0; k < n[a]; ++k) {
@@ -27,6 +31,7 @@ void gaussian_axis(std::vector<double>& f, const int n[3], int a, double sigma_c
         f[base + k * stride[a]] = acc;
       }
     }
+  }
 }
 
 }  // namespace

@@ -75,4 +75,17 @@ nlohmann::json report_base(const RunPlan& plan, const std::string& backend,
   return rep;
 }
 
+void PhaseClock::mark(const std::string& phase) {
+  const auto now = std::chrono::steady_clock::now();
+  const double sec = std::chrono::duration<double>(now - last_).count();
+  phases_[phase] = phases_.value(phase, 0.0) + sec;
+  last_ = now;
+}
+
+nlohmann::json PhaseClock::json() const {
+  nlohmann::json j = phases_;
+  j["total"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  return j;
+}
+
 }  // namespace seisfd

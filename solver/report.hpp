@@ -3,6 +3,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,19 @@ std::string config_digest(const RunConfig& config);
 // details), grid and time.
 nlohmann::json report_base(const RunPlan& plan, const std::string& backend,
                            const std::string& device, const Engine& engine);
+
+// Wall-clock time of a driver's phases for report.json's "wall_seconds": mark(name) closes the
+// phase that began at the previous mark (or at construction). Tells where a run's time went
+// besides the propagation (model building, smoothing, data checks, tuning, output).
+class PhaseClock {
+ public:
+  PhaseClock() : start_(std::chrono::steady_clock::now()), last_(start_) {}
+  void mark(const std::string& phase);
+  nlohmann::json json() const;  // {phase: s, ..., "total": s}
+
+ private:
+  std::chrono::steady_clock::time_point start_, last_;
+  nlohmann::json phases_ = nlohmann::json::object();
+};
 
 }  // namespace seisfd

@@ -26,6 +26,7 @@ std::string seisfd_version() {
 }
 
 RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
+  PhaseClock clock;
   const RunPlan plan = make_plan(config);
   for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
   const Survey survey = make_survey(plan);
@@ -37,8 +38,10 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   if (opt.resume && !gathers)
     throw ConfigError("output.gathers", "--resume continues a gathers file; this run writes none",
                       config.source_path);
+  clock.mark("plan");
   Modeling modeling(plan, opt.backend, opt.graphs);
   Engine& engine = modeling.engine();
+  clock.mark("engine");
   // --resume: the gathers.h5.partial of an interrupted run, the shots it holds skipped.
   std::unique_ptr<io::GatherWriter> gw;
   std::vector<int> done;
@@ -90,7 +93,9 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
         snaps->append(field * plan.dt, buf.data());
       };
     const ShotResult r = modeling.forward(shot, lo, cb);
+    clock.mark("shots");
     if (gw) write_gather(*gw, plan, shot, r.traces);
+    clock.mark("output");
     if (!opt.quiet && nshots > 1)
       std::fprintf(stderr,
                    "\nseisfd: shot %d of %d (index %d, source at %g, %g, %g m) done in %.2f s\n",
@@ -140,6 +145,8 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
                         {"checks", last.diagnostics_runs},
                         {"interval_steps", config.kernel.diagnostics_interval}};
   rep["shots"] = shot_reports;
+  clock.mark("output");
+  rep["wall_seconds"] = clock.json();
   if (opt.resume) rep["resumed"] = {{"shots_already_done", skipped}};
   rep["warnings"] = plan.warnings;
   rep["outputs"] = outputs;

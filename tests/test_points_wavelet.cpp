@@ -152,7 +152,9 @@ TEST(Wavelet, FileWaveletResampledToDt) {
   s.wavelet = WaveletType::kFile;
   s.file = path;
   s.file_dt = 5e-4;
-  for (double dt : {1.3e-3, 2e-4}) {
+  // 1e-4 and 2.5e-4: whole factors 5 and 2 (the per-phase weight tables of observed data
+  // brought onto the time step); 1.3e-3 and 2e-4: not whole.
+  for (double dt : {1.3e-3, 2e-4, 1e-4, 2.5e-4}) {
     const int nt = static_cast<int>(0.19 / dt);
     const auto w = make_wavelet(s, dt, nt);
     double err = 0, ref = 0;
