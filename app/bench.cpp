@@ -38,7 +38,31 @@ struct Row {
   long long cells = 0;
   double ms_per_step = NAN, gcells = NAN, gbps = NAN, ceiling_gcells = NAN, fraction = NAN;
   double copy_gbps = NAN, verify_err = NAN, spread = NAN;
+  bench::ImagingTiming imaging{NAN, NAN, NAN, NAN};  // with --imaging
 };
+
+// The adjoint step's imaging relative to the adjoint step alone.
+double extra(double with, double without) {
+  return with / without - 1.0;
+}
+
+void print_imaging(const std::vector<Row>& rows) {
+  std::printf(
+      "\nimaging at every adjoint step (docs/migration.md §3), ms/step and the cost over the "
+      "adjoint step alone;\nat an imaging interval of k steps the cost per backward step is "
+      "1/k of it\n");
+  std::printf("%5s %5s %-8s %-16s %9s %16s %16s %16s\n", "size", "order", "physics", "technique",
+              "adjoint", "fused cc", "fused cc+il+zl", "separate cc");
+  for (const Row& r : rows) {
+    if (r.status != "ok" || !std::isfinite(r.imaging.adjoint_ms)) continue;
+    const auto& t = r.imaging;
+    std::printf("%5d %5d %-8s %-16s %9.4f %8.4f (%+4.0f%%) %8.4f (%+4.0f%%) %8.4f (%+4.0f%%)\n",
+                r.size, r.order, r.physics.c_str(), r.technique.c_str(), t.adjoint_ms,
+                t.fused_cross_ms, 100 * extra(t.fused_cross_ms, t.adjoint_ms), t.fused_all_ms,
+                100 * extra(t.fused_all_ms, t.adjoint_ms), t.separate_cross_ms,
+                100 * extra(t.separate_cross_ms, t.adjoint_ms));
+  }
+}
 
 std::string slug(const std::string& s) {
   std::string o;
@@ -79,6 +103,7 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
   std::string what = "bench";
   for (const auto& p : a.physics) what += "-" + p;
   if (a.fields == "zero") what += "-zero";
+  if (a.imaging) what += "-imaging";
   const fs::path base = fs::path(a.out) / (stamp + "_" + slug(d.name) + "_" + what);
   std::ofstream csv(base.string() + ".csv");
   csv << "# seisfd bench, " << d.name << ", cc " << d.compute_capability << ", steps " << a.steps
@@ -87,7 +112,8 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
          "16, vti 36, tti 44) x Gcells/s; fraction = Gcells/s / streaming ceiling of the "
          "physics' access pattern measured in the same run\n";
   csv << "size,order,variant,status,cells,ms_per_step,gcells_per_s,gb_per_s,ceiling_gcells_per_s,"
-         "fraction,copy_gb_per_s,spread,verify_rel_l2\n";
+         "fraction,copy_gb_per_s,spread,verify_rel_l2"
+      << (a.imaging ? ",adjoint_ms,fused_cross_ms,fused_all_ms,separate_cross_ms" : "") << "\n";
   nlohmann::json j;
   j["device"] = {{"name", d.name},
                  {"compute_capability", d.compute_capability},
@@ -111,7 +137,14 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
                   "%d,%d,%s,\"%s\",%lld,%.6f,%.3f,%.1f,%.3f,%.4f,%.1f,%.4f,%.3e\n", r.size, r.order,
                   r.variant.c_str(), r.status.c_str(), r.cells, r.ms_per_step, r.gcells, r.gbps,
                   r.ceiling_gcells, r.fraction, r.copy_gbps, r.spread, r.verify_err);
-    csv << line;
+    std::string l = line;
+    if (a.imaging) {
+      char more[160];
+      std::snprintf(more, sizeof more, ",%.6f,%.6f,%.6f,%.6f", r.imaging.adjoint_ms,
+                    r.imaging.fused_cross_ms, r.imaging.fused_all_ms, r.imaging.separate_cross_ms);
+      l.insert(l.size() - 1, more);
+    }
+    csv << l;
     j["results"].push_back({{"size", r.size},
                             {"order", r.order},
                             {"physics", r.physics},
@@ -126,6 +159,12 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
                             {"copy_gb_per_s", num(r.copy_gbps)},
                             {"spread", num(r.spread)},
                             {"verify_rel_l2", num(r.verify_err)}});
+    if (a.imaging)
+      j["results"].back()["imaging_ms_per_step"] = {
+          {"adjoint", num(r.imaging.adjoint_ms)},
+          {"fused_crosscorrelation", num(r.imaging.fused_cross_ms)},
+          {"fused_all", num(r.imaging.fused_all_ms)},
+          {"separate_crosscorrelation", num(r.imaging.separate_cross_ms)}};
   }
   std::ofstream(base.string() + ".json") << j.dump(2) << "\n";
   std::fprintf(stderr, "seisfd bench: results in %s.csv and .json\n", base.string().c_str());
@@ -165,6 +204,9 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
                 "Acoustic wavefields while timing: hash (values everywhere, default) or zero "
                 "(ahead of the wavefront, as a run from a point source starts)")
       ->check(CLI::IsMember({"hash", "zero"}));
+  b->add_flag("--imaging", a.imaging,
+              "Also time each variant's adjoint step with a migration's imaging: fused into the "
+              "update (cross-correlation; and illumination and zero-lag) and as separate passes");
   b->add_option("--out", a.out, "Directory for the CSV and JSON results");
   b->add_flag("--no-files", a.no_files, "Print the table only");
   return b;
@@ -282,12 +324,23 @@ int cmd_bench(const BenchArgs& a) {
             r.spread = (*mm.second - *mm.first) / t.median_ms;
             std::fprintf(stderr, "seisfd bench:   %-28s %8.1f Gcells/s  %.3f of the ceiling\n",
                          v->name.c_str(), r.gcells, r.fraction);
+            if (a.imaging && v->transposed) {
+              r.imaging = bench::time_imaging(*v, spec, a.steps, a.repeats, a.warmup);
+              std::fprintf(stderr,
+                           "seisfd bench:   %-28s adjoint %.4f ms, fused cc %+.1f%%, fused "
+                           "all %+.1f%%, separate cc %+.1f%%\n",
+                           v->name.c_str(), r.imaging.adjoint_ms,
+                           100 * extra(r.imaging.fused_cross_ms, r.imaging.adjoint_ms),
+                           100 * extra(r.imaging.fused_all_ms, r.imaging.adjoint_ms),
+                           100 * extra(r.imaging.separate_cross_ms, r.imaging.adjoint_ms));
+            }
             rows.push_back(r);
           }
         }
       }
     }
     print_table(rows, dev);
+    if (a.imaging) print_imaging(rows);
     if (!a.no_files) write_files(rows, dev, a, stamp);
     return any_failed ? 4 : 0;
   } catch (const std::exception& e) {

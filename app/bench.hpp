@@ -22,6 +22,7 @@ struct BenchArgs {
   std::string fields = "hash";  // acoustic wavefields while timing: hash or zero
   std::string out = "bench/results";
   bool no_files = false;
+  bool imaging = false;  // also time the migration's adjoint step with its imaging
 };
 
 // Adds the subcommand and its options to `app`; returns it.

@@ -53,6 +53,9 @@ struct CudaEngineOptions {
   // Diagnostics reduced by the update kernel where the variant fuses them (else a separate
   // reduction kernel): off only to measure what fusing saves.
   bool fused_diagnostics = true;
+  // The imaging of a migration's adjoint steps done by the update kernel where the variant fuses
+  // it (else separate passes after the step): off only to measure and test what fusing does.
+  bool fused_imaging = true;
   // Device memory the caller will add (its states beyond the first, traces): checked with the
   // engine's own before anything is allocated.
   size_t extra_bytes = 0;

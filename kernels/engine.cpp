@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace seisfd {
 
@@ -29,6 +30,28 @@ void check_direction(const StepSpec& spec, Direction d) {
     throw std::invalid_argument(
         "adjoint: not implemented for boundary.type = \"cpml\" (exact for \"sponge\" and "
         "\"none\")");
+}
+
+long long Engine::copy_async(const CellArray&, CellArray&) {
+  throw std::invalid_argument(name() + ": no transfers between arrays");
+}
+
+void Engine::advance_imaging(WaveState& s, int n, const StepIo& io, const Imaging& im) {
+  const int nf = traits(physics()).fields;
+  for (int f = 0; f < nf; ++f)
+    if (!im.u[f])
+      throw std::invalid_argument("advance_imaging: no source field " + std::to_string(f));
+  if (im.crosscorrelation) {
+    // psi[n - 1] is overwritten by the step: keep it for the second difference.
+    while (static_cast<int>(older_.size()) < nf) older_.push_back(make_array(ArrayKind::kDevice));
+    for (int f = 0; f < nf; ++f) copy(s, {f, Level::kPrevious}, *older_[f]);
+  }
+  advance(s, n, n + 1, io);  // previous: psi[n], current: psi[n + 1]
+  if (im.crosscorrelation)
+    for (int f = 0; f < nf; ++f)
+      correlate_second_difference(*im.crosscorrelation, *im.u[f], s, f, *older_[f], im.cc_scale);
+  if (im.illumination) correlate(*im.illumination, *im.u[0], *im.u[0], im.k);
+  if (im.zero_lag) correlate(*im.zero_lag, *im.u[0], s, {0, Level::kPrevious}, im.k);
 }
 
 }  // namespace seisfd

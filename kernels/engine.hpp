@@ -93,6 +93,29 @@ struct StateImage {
   }
 };
 
+// A per-cell array over the engine's layout, where the engine computes: a model perturbation,
+// an image, a stored wavefield level (docs/migration.md); or a buffer of any size (the edge
+// strips a boundary reconstruction keeps). Where: on the device (fp32, or fp16 to
+// halve stored wavefields), or in (pinned) host memory; the CPU engine keeps all of them in host
+// memory.
+enum class ArrayKind { kDevice, kDeviceHalf, kHost };
+class CellArray {
+ public:
+  virtual ~CellArray() = default;
+  ArrayKind kind() const { return kind_; }
+  virtual int64_t size() const = 0;  // elements: the layout's size unless made with another
+  virtual void upload(const std::vector<float>& values) = 0;  // size() values
+  // In double: the CPU engine in fp64 keeps values that float would round.
+  virtual std::vector<double> download() const = 0;
+  virtual void zero() = 0;
+
+ protected:
+  explicit CellArray(ArrayKind k) : kind_(k) {}
+
+ private:
+  ArrayKind kind_;
+};
+
 class WaveState {
  public:
   virtual ~WaveState() = default;
@@ -122,6 +145,14 @@ class WaveState {
                           std::vector<double>& out) const = 0;
   virtual void write_boxes(FieldRef f, const std::vector<Box>& boxes,
                            const std::vector<double>& in) = 0;
+  // The same into, and out of, an array of the engine that made this state (fp32, or the
+  // state's own precision on the CPU: exact either way), from element `offset` of the array on,
+  // enqueued where the engine computes without waiting: what a boundary reconstruction keeps
+  // at every step. Half-precision arrays are refused.
+  virtual void read_boxes(FieldRef f, const std::vector<Box>& boxes, CellArray& out,
+                          int64_t offset) const = 0;
+  virtual void write_boxes(FieldRef f, const std::vector<Box>& boxes, const CellArray& in,
+                           int64_t offset) = 0;
   virtual int element_bytes() const = 0;  // of the fields: 4 or 8
 
  private:
@@ -156,27 +187,6 @@ class Receivers {
 
  private:
   int count_, nt_;
-};
-
-// A per-cell array over the engine's layout, where the engine computes: a model perturbation,
-// an image, a stored wavefield level (docs/migration.md). Where: on the device (fp32, or fp16 to
-// halve stored wavefields), or in (pinned) host memory; the CPU engine keeps all of them in host
-// memory.
-enum class ArrayKind { kDevice, kDeviceHalf, kHost };
-class CellArray {
- public:
-  virtual ~CellArray() = default;
-  ArrayKind kind() const { return kind_; }
-  virtual void upload(const std::vector<float>& values) = 0;  // layout size
-  // In double: the CPU engine in fp64 keeps values that float would round.
-  virtual std::vector<double> download() const = 0;
-  virtual void zero() = 0;
-
- protected:
-  explicit CellArray(ArrayKind k) : kind_(k) {}
-
- private:
-  ArrayKind kind_;
 };
 
 // What a run of steps injects and records, and in which direction it steps.
@@ -241,7 +251,16 @@ class Engine {
   }
 
   // ---- Per-cell arrays and the operations of Born modelling and imaging (docs/migration.md).
-  virtual std::unique_ptr<CellArray> make_array(ArrayKind kind = ArrayKind::kDevice) = 0;
+  // An array of `cells` elements, zeroed; make_array(kind): of the layout's size.
+  virtual std::unique_ptr<CellArray> make_array(ArrayKind kind, int64_t cells) = 0;
+  std::unique_ptr<CellArray> make_array(ArrayKind kind = ArrayKind::kDevice) {
+    return make_array(kind, spec().layout.size());
+  }
+  // Level f of s as an array without a copy (what an imaging step may read directly), valid
+  // until s steps, rotates or is written; null where the engine cannot give one (copy() then).
+  virtual std::unique_ptr<const CellArray> view(const WaveState& /*s*/, FieldRef /*f*/) {
+    return nullptr;
+  }
   // A level of one field into an array, or an array into a level (any kinds).
   virtual void copy(const WaveState& s, FieldRef f, CellArray& out) = 0;
   virtual void copy(const CellArray& in, WaveState& s, FieldRef f) = 0;
@@ -259,6 +278,33 @@ class Engine {
   virtual void correlate(CellArray& image, const CellArray& a, const WaveState& s, FieldRef f,
                          double scale) = 0;
 
+  // A transfer beside the computation (what a migration's host storage overlaps with the
+  // steps): copies `from` into `to` (arrays of this engine of the same size and precision, any
+  // kinds) once the work enqueued so far has run, on a queue of its own; work enqueued after
+  // wait(ticket) runs once that copy is done. An engine that computes where it is called copies
+  // at once. Throws std::invalid_argument for arrays that do not match.
+  virtual long long copy_async(const CellArray& from, CellArray& to);
+  virtual void wait(long long /*ticket*/) {}
+
+  // Adjoint step n of a migration with the imaging of that step (docs/migration.md §3): the
+  // same as advance(s, n, n + 1, io) followed by, with psi the adjoint field (psi[n - 1] the
+  // state's previous level before the step, psi[n] its current one, psi[n + 1] the new one),
+  //   crosscorrelation += cc_scale * sum_f u[f] ((1+g) psi_f[n+1] - 2 psi_f[n] + (1-g) psi_f[n-1])
+  //   illumination     += k u[0]^2
+  //   zero_lag         += k u[0] psi_0[n]
+  // over the updated region (images left null are not computed). This default runs them as
+  // separate passes after the step; a backend may fuse them into its update, where the second
+  // difference is at hand (the CUDA engine does).
+  struct Imaging {
+    const CellArray* u[kMaxFields] = {nullptr, nullptr};  // the source field of the step
+    CellArray* crosscorrelation = nullptr;
+    CellArray* illumination = nullptr;
+    CellArray* zero_lag = nullptr;
+    double cc_scale = 0;
+    double k = 1;
+  };
+  virtual void advance_imaging(WaveState& s, int n, const StepIo& io, const Imaging& im);
+
   // Launch chunks of steps as captured graphs where the backend has them (default on).
   virtual void set_graphs(bool /*on*/) {}
   virtual bool graphs() const { return false; }
@@ -267,9 +313,15 @@ class Engine {
   // variant choice, the memory it got), as (key, value) pairs.
   virtual std::vector<std::pair<std::string, std::string>> details() const { return {}; }
 
+ protected:
+  // advance_imaging's arrays are the derived engine's (they may hold its stream): a derived
+  // engine releases them in its destructor, before its own members go.
+  void release_imaging_scratch() { older_.clear(); }
+
  private:
   std::vector<TaggedDiagnostics> done_;
   int diagnostics_every_ = 0;
+  std::vector<std::unique_ptr<CellArray>> older_;  // advance_imaging's psi[n - 1] per field
 };
 
 }  // namespace seisfd

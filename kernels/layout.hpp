@@ -32,7 +32,11 @@ struct Layout {
     return z * sz + y * sy + x;
   }
   // Inverse of idx for a cell inside the layout (x < sy).
-  void coords(int64_t i, int& z, int& y, int& x) const {
+#if defined(__CUDACC__)
+  __host__ __device__
+#endif
+      void
+      coords(int64_t i, int& z, int& y, int& x) const {
     z = static_cast<int>(i / sz);
     y = static_cast<int>((i % sz) / sy);
     x = static_cast<int>(i % sy);

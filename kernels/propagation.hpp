@@ -29,6 +29,8 @@ class Propagation {
     io_.volume[1] = q;
   }
   void set_region(const Box* region) { io_.region = region; }
+  // What the steps inject and record (for Engine::advance_imaging).
+  const StepIo& io() const { return io_; }
 
   // Steps [n_begin, n_end) (Engine::advance).
   void steps(int n_begin, int n_end) { engine_.advance(*state_, n_begin, n_end, io_); }

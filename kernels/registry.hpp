@@ -23,6 +23,23 @@ struct DiagAccum;  // kernels/cuda/field_ops.hpp
 // (scratch_arrays of them, each of the layout's size, zero where the variant does not write).
 // diag: for variants with fuses_diagnostics only (others ignore it): when set, the launch also
 // accumulates the diagnostics of cur[0] over the updated region into it.
+// The imaging fused into an adjoint update (Engine::advance_imaging, docs/migration.md §3):
+// with d2_f = (v dt)^2 f_f the update's own second time difference of field f (times dt^2:
+// (1+g) next - 2 cur + (1-g) prev, before any injection),
+//   cc += cc_scale * sum_f u_f d2_f,   il += k u_0^2,   zl += k u_0 cur_0
+// over the updated region. u: the source field per field, fp32 or binary16 (u_half), of the
+// layout's size; images left null are skipped; all null: no imaging.
+struct FusedImaging {
+  const void* u[kMaxFields] = {nullptr, nullptr};
+  bool u_half = false;
+  float* cc = nullptr;
+  float* il = nullptr;
+  float* zl = nullptr;
+  float cc_scale = 0;
+  float k = 0;
+  bool on() const { return cc || il || zl; }
+};
+
 struct UpdateArgs {
   const float* prev[kMaxFields] = {nullptr, nullptr};
   const float* cur[kMaxFields] = {nullptr, nullptr};
@@ -30,6 +47,8 @@ struct UpdateArgs {
   const float* medium[kMaxMediumArrays] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   float* scratch[8] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   cuda::DiagAccum* diag = nullptr;
+  // For variants with fuses_imaging, in the transposed launch only (others ignore it).
+  FusedImaging imaging;
 };
 inline constexpr int kMaxScratchArrays = 8;
 
@@ -59,6 +78,7 @@ struct KernelVariant {
   // min_bytes_per_cell): the effective bandwidth the bench reports.
   double bytes_per_cell = 0;
   bool fuses_diagnostics = false;  // the update kernel itself reduces UpdateArgs::diag
+  bool fuses_imaging = false;      // the transposed launch applies UpdateArgs::imaging
   // Rank for "auto" where nothing is measured (SEISFD_AUTOTUNE=0, a single candidate), lower
   // first; each file says which measurement set it.
   int preference = 100;

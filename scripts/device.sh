@@ -16,14 +16,19 @@
 #   runs       whole runs: 2000 steps of configs/bench_512_o8.toml and the shipped quickstart,
 #              vti_layered and tti_salt, twice each, with their report numbers
 #   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
+#   imaging    `seisfd bench --imaging` at 512^3 o8, acoustic, vti, tti: the adjoint step alone,
+#              with the imaging fused (cross-correlation; all three images) and as separate passes
 #   rtm        one shot of configs/bench_512_o8.toml (2000 steps, acoustic and TTI): forward
-#              modelling, then migration with store and with boundary; report.json of each
+#              modelling, then migration with store, host and boundary; report.json of each, the
+#              forward and backward seconds of the shot (with BASELINE: acoustic store and
+#              boundary, TTI store of the baseline tree too); RTM_EQ picks the physics,
+#              RTM_KINDS the strategies, RTM_STEPS the steps (2000)
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (scripts/plot_image.py draws them elsewhere)
 # With BASELINE=DIR (a source tree of an earlier commit, e.g. from `git archive`), `bench` and
 # `runs` build and run it too, alternating old and new on the same device in the same call.
-# Logs go to $OUT (summary.txt first), bench CSV/JSON into $OUT/results.tgz; the last lines
+# Logs go to $OUT (summary.txt first), bench CSV/JSON into $OUT/results_<time>.tgz; the last lines
 # printed are the summary.
 set -uo pipefail
 OUT=${OUT:-/tmp/seisfd_device_out}
@@ -192,7 +197,12 @@ try:
     if st:
         e = est[st]
         mem = f" storage {st} interval {m['imaging_interval']} device {e['device_bytes']/2**30:.2f} GiB host {e['host_bytes']/2**30:.2f} GiB"
-    print(f"{label:34s} {r['backend']['kernel']:28s} shots {len(shots)} {sec:8.2f} s{mem}")
+    fb = ""
+    if shots and "forward_seconds" in shots[0]:
+        fb = f" (forward {sum(s['forward_seconds'] for s in shots):.2f} s, backward {sum(s['backward_seconds'] for s in shots):.2f} s)"
+    if m.get("boundary_strips"):
+        mem += f" strips on {m['boundary_strips']}"
+    print(f"{label:34s} {r['backend']['kernel']:28s} shots {len(shots)} {sec:8.2f} s{fb}{mem}")
     w = r.get("wall_seconds", {})
     print("    wall " + " ".join(f"{k} {v:.1f}" for k, v in w.items()))
 except Exception as e:
@@ -202,33 +212,55 @@ PY
 
 step_rtm() {
   build
-  log "rtm: 512^3 o8 2000 steps, one shot: forward, migrate store, migrate boundary"
+  log "rtm: 512^3 o8 ${RTM_STEPS:-2000} steps, one shot: forward, then migrations"
   local cfg=configs/bench_512_o8.toml bin=$B/app/seisfd
   local dt dur
   dt=$($bin check $cfg 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
-  dur=$(python3 -c "print(${dt} * 2000)")
-  for eq in acoustic tti; do
+  dur=$(python3 -c "print(${dt} * ${RTM_STEPS:-2000})")
+  for eq in ${RTM_EQ:-acoustic tti}; do
     local common=(--backend cuda --quiet --overwrite --set time.duration=$dur
                   --set "physics.equation=\"$eq\"")
     $bin run $cfg "${common[@]}" --set output.directory=\"/tmp/rtm_data\" > /tmp/rtm.log 2>&1 ||
       tail -3 /tmp/rtm.log | tee -a "$S"
     rtm_report "$eq forward" /tmp/rtm_data/report.json
     cp /tmp/rtm_data/report.json "$OUT/results/rtm_${eq}_forward.json"
-    # store: in device memory at the imaging interval that fits (fp32); boundary: the default.
+    # store: in device memory at the imaging interval that fits (fp32); host: the same levels in
+    # pinned host memory; boundary: the wavelet's own interval and the store's.
     local every=24
     [ $eq = tti ] && every=48
-    for st in "store|--set migration.imaging_interval=$every" "boundary|" \
-              "boundary|--set migration.imaging_interval=$every"; do
+    local runs=("store|--set migration.imaging_interval=$every" "host|--set migration.imaging_interval=$every"
+                "boundary|" "boundary|--set migration.imaging_interval=$every")
+    for st in "${runs[@]}"; do
       IFS='|' read -r kind extra <<< "$st"
-      # shellcheck disable=SC2086
-      $bin migrate $cfg "${common[@]}" --set migration.data=\"/tmp/rtm_data/gathers.h5\" \
-        --set migration.smoothing=0 --set 'migration.direct_arrival="keep"' \
-        --set "migration.storage=\"$kind\"" --set 'migration.conditions=["crosscorrelation"]' \
-        $extra --set output.directory=\"/tmp/rtm_img\" > /tmp/rtm.log 2>&1 ||
-        tail -3 /tmp/rtm.log | tee -a "$S"
-      rtm_report "$eq migrate $kind $extra" /tmp/rtm_img/report.json
-      cp /tmp/rtm_img/report.json "$OUT/results/rtm_${eq}_${kind}${extra:+_every}.json"
+      [[ " ${RTM_KINDS:-store host boundary} " == *" $kind "* ]] || continue
+      local trees="new"
+      if [ -n "${BASELINE:-}" ] && { [ $kind = store ] || { [ $eq = acoustic ] && [ $kind = boundary ] && [ -z "$extra" ]; }; }; then
+        trees="baseline new"
+      fi
+      for tree in $trees; do
+        local b=$bin
+        [ $tree = baseline ] && b=build/baseline/app/seisfd
+        # shellcheck disable=SC2086
+        timeout ${RTM_S:-300} $b migrate $cfg "${common[@]}" --set migration.data=\"/tmp/rtm_data/gathers.h5\" \
+          --set migration.smoothing=0 --set 'migration.direct_arrival="keep"' \
+          --set "migration.storage=\"$kind\"" --set 'migration.conditions=["crosscorrelation"]' \
+          $extra --set output.directory=\"/tmp/rtm_img\" > /tmp/rtm.log 2>&1 ||
+          tail -3 /tmp/rtm.log | tee -a "$S"
+        rtm_report "$tree $eq migrate $kind $extra" /tmp/rtm_img/report.json
+        cp /tmp/rtm_img/report.json "$OUT/results/rtm_${tree}_${eq}_${kind}${extra:+_every}.json"
+      done
     done
+  done
+}
+
+step_imaging() {
+  build
+  log "imaging: the adjoint step with the migration's imaging, 512^3 o8"
+  for ph in acoustic vti tti; do
+    timeout ${BENCH_S:-200} $B/app/seisfd bench --physics $ph --orders 8 --sizes 512 --steps 20 \
+      --repeats 7 --imaging --out "$OUT/results" > /tmp/bench_imaging.log 2>&1
+    echo "bench --imaging $ph rc=$?" | tee -a "$S"
+    sed -n '/^imaging at every/,$p' /tmp/bench_imaging.log | tee -a "$S"
   done
 }
 
@@ -286,7 +318,7 @@ step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds wha
   done
 }
 
-[ $# -gt 0 ] || { sed -n '2,26p' "$0"; exit 2; }
+[ $# -gt 0 ] || { sed -n '2,31p' "$0"; exit 2; }
 for s in "$@"; do
   case "$s" in
     build) build ;;
@@ -297,6 +329,7 @@ for s in "$@"; do
     runs) step_runs ;;
     sweep) step_sweep ;;
     rtm) step_rtm ;;
+    imaging) step_imaging ;;
     rtm-salt) step_rtm_salt ;;
     profile-salt) step_profile_salt ;;
     *) echo "unknown step '$s'"; exit 2 ;;
@@ -304,6 +337,6 @@ for s in "$@"; do
 done
 # The device tool returns at most 8 files: the results travel as one archive.
 if [ -n "$(ls -A "$OUT/results" 2>/dev/null)" ]; then
-  tar czf "$OUT/results.tgz" -C "$OUT" results && rm -rf "$OUT/results"
+  tar czf "$OUT/results_$(date +%H%M%S).tgz" -C "$OUT" results && rm -rf "$OUT/results"
 fi
 log "done"

@@ -1,5 +1,7 @@
 #include "solver/linearized.hpp"
 
+#include <chrono>
+
 namespace seisfd {
 namespace {
 
@@ -31,12 +33,19 @@ std::vector<double> born(Engine& e, const ShotOperator& shot, const CellArray& d
 }
 
 void migrate(Engine& e, const ShotOperator& shot, const std::vector<double>& data,
-             SourceStorage& storage, const ImagingSteps& steps, const ShotImages& images) {
+             SourceStorage& storage, const ImagingSteps& steps, const ShotImages& images,
+             MigrationTimes* times) {
   check_direction(e.spec(), Direction::kAdjoint);
   const int nf = traits(e.physics()).fields, nt = shot.nt, nr = shot.receivers.count();
+  const auto t0 = std::chrono::steady_clock::now();
   Propagation src(e);
   src.set_injection(shot.sources, shot.wavelet, nt);
-  storage.forward(src);
+  storage.forward(src, shot.sources, shot.wavelet);
+  if (times) {
+    e.synchronize();
+    times->forward = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  const auto t1 = std::chrono::steady_clock::now();
   // The adjoint propagation of the data, time-reversed, injected at the receivers: adjoint
   // step j makes psi[j + 1] and pairs with forward field m = nt - 1 - j.
   std::vector<double> reversed(data.size());
@@ -45,25 +54,27 @@ void migrate(Engine& e, const ShotOperator& shot, const std::vector<double>& dat
       reversed[static_cast<size_t>(r) * nt + n] = data[static_cast<size_t>(r) * nt + nt - 1 - n];
   Propagation adj(e, Direction::kAdjoint);
   adj.set_injection(shot.receivers, reversed, nt);
-  auto older = arrays(e, nf);
-  const double k = steps.interval;
-  const double scale = -k / (shot.dt * shot.dt);
-  for (int j = 0; j + 1 < nt; ++j) {
-    const int m = nt - 1 - j;
-    const bool imaging = steps.is_imaging(m);
-    if (imaging && images.crosscorrelation)
-      for (int f = 0; f < nf; ++f) e.copy(adj.state(), {f, Level::kPrevious}, *older[f]);
-    adj.steps(j, j + 1);  // previous: psi[j], current: psi[j + 1]
-    if (!imaging) continue;
+  Engine::Imaging im;
+  im.crosscorrelation = images.crosscorrelation;
+  im.illumination = images.illumination;
+  im.zero_lag = images.zero_lag;
+  im.k = steps.interval;
+  // B^T d += -(k / dt^2) u[m] ((1+g) psi[j+1] - 2 psi[j] + (1-g) psi[j-1]), every field.
+  im.cc_scale = -steps.interval / (shot.dt * shot.dt);
+  const bool imaging = im.crosscorrelation || im.illumination || im.zero_lag;
+  int j = 0;
+  for (int m = nt - 1; m >= 1 && imaging; --m) {
+    if (!steps.is_imaging(m)) continue;
+    const int jm = nt - 1 - m;  // the adjoint step of forward field m
+    adj.steps(j, jm);           // the steps between imaging steps, as one batch
     const std::vector<const CellArray*> u = storage.recall(m);
-    // B^T d += -(k / dt^2) u[m] ((1+g) psi[j+1] - 2 psi[j] + (1-g) psi[j-1]), every field.
-    if (images.crosscorrelation)
-      for (int f = 0; f < nf; ++f)
-        e.correlate_second_difference(*images.crosscorrelation, *u[f], adj.state(), f, *older[f],
-                                      scale);
-    if (images.illumination) e.correlate(*images.illumination, *u[0], *u[0], k);
-    if (images.zero_lag)
-      e.correlate(*images.zero_lag, *u[0], adj.state(), {0, Level::kPrevious}, k);
+    for (int f = 0; f < nf; ++f) im.u[f] = u[f];
+    e.advance_imaging(adj.state(), jm, adj.io(), im);
+    j = jm + 1;
+  }
+  if (times) {
+    e.synchronize();
+    times->backward = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   }
 }
 

@@ -27,10 +27,17 @@ struct ShotImages {
   CellArray* zero_lag = nullptr;          // sum of u_p psi_p at equal times
 };
 
+// Wall seconds of a shot's two passes (the engine synchronised after each).
+struct MigrationTimes {
+  double forward = 0;   // the source propagation and what the storage keeps
+  double backward = 0;  // the adjoint propagation, the recomputation of u, the imaging
+};
+
 // Migrates data [receivers][nt] (sampled every step) into `images`, the source field kept or
 // recomputed by `storage`, the correlations taken at the imaging steps (scaled by the interval).
 // Throws std::invalid_argument where the engine has no adjoint (CPML).
 void migrate(Engine& e, const ShotOperator& shot, const std::vector<double>& data,
-             SourceStorage& storage, const ImagingSteps& steps, const ShotImages& images);
+             SourceStorage& storage, const ImagingSteps& steps, const ShotImages& images,
+             MigrationTimes* times = nullptr);
 
 }  // namespace seisfd

@@ -350,6 +350,10 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
   // difference of the stack before and after it (downloaded only for migration.shot_images).
   for (auto* a : {cc.get(), il.get(), zl.get()}) a->zero();
   std::vector<double> before(mc.shot_images ? nphys : 0, 0.0);
+  // One storage for every shot: what it allocates at the first it reuses.
+  auto store = make_storage(choice_of(storage, mc.store_precision), e, steps, physical_box(plan),
+                            plan.grid.radius());
+  clock.mark("storage");
   const double v_mute = mc.mute_velocity > 0 ? mc.mute_velocity : plan.model.vmin;
   RunSummary s;
   nlohmann::json shots = nlohmann::json::array();
@@ -367,11 +371,9 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
       const auto model = apply_forward(e, op.sources, op.wavelet, op.receivers, op.nt);
       for (size_t i = 0; i < data.size(); ++i) data[i] -= model[i];
     }
-    auto store = make_storage(storage.kind, e, steps, mc.store_precision, physical_box(plan),
-                              plan.grid.radius(), storage.checkpoints, op.sources, op.wavelet);
     ShotImages im{cc.get(), il.get(), zl.get()};
-    migrate(e, op, data, *store, steps, im);
-    e.synchronize();
+    MigrationTimes times;
+    migrate(e, op, data, *store, steps, im, &times);
     clock.mark("shots");
     const double sec = seconds_since(t0);
     if (mc.shot_images) {
@@ -383,8 +385,11 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
     }
     s.seconds += sec;
     s.steps += store->forward_steps() + (plan.nt - 1);
-    shots.push_back(
-        {{"shot", shot.index}, {"seconds", sec}, {"source_forward_steps", store->forward_steps()}});
+    shots.push_back({{"shot", shot.index},
+                     {"seconds", sec},
+                     {"forward_seconds", times.forward},
+                     {"backward_seconds", times.backward},
+                     {"source_forward_steps", store->forward_steps()}});
     clock.mark("stack");
     if (!opt.quiet)
       std::fprintf(stderr, "seisfd: migrated shot %d/%d (index %d): %.2f s, storage %s\n", k + 1, n,
@@ -454,6 +459,8 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
                       {"smoothing_m", mc.smoothing},
                       {"direct_arrival", to_string(mc.direct_arrival)},
                       {"shots", shots}};
+  if (storage.kind == StorageKind::kBoundary)
+    rep["migration"]["boundary_strips"] = storage.strips == ArrayKind::kHost ? "host" : "device";
   rep["performance"] = {{"steps", s.steps},
                         {"seconds", s.seconds},
                         {"gcells_per_s", s.gcells_per_s},

@@ -13,53 +13,97 @@ int fields_of(const Engine& e) {
   return traits(e.physics()).fields;
 }
 
-// store and host: u[m] of every imaging step kept in arrays (device fp32/fp16, or pinned host).
+// store and host: u[m] of every imaging step kept in arrays, allocated once for every shot. store:
+// device arrays (fp32 or fp16). host: pinned host arrays, each level staged through one of two
+// device slots, its transfer overlapped with the steps that follow (forward: the copy out of the
+// slot runs while the next imaging interval computes; backward: the level of the next imaging step
+// comes in while this interval computes).
 class KeepLevels final : public SourceStorage {
  public:
   KeepLevels(Engine& e, const ImagingSteps& steps, ArrayKind where, StorageKind kind)
-      : e_(e), steps_(steps), where_(where), kind_(kind) {}
+      : e_(e), steps_(steps), where_(where), kind_(kind) {
+    const int nf = fields_of(e_);
+    for (int j = 0; j < steps_.count() * nf; ++j) levels_.push_back(e_.make_array(where_));
+    if (staged())
+      for (int k = 0; k < 2 * nf; ++k) stage_.push_back(e_.make_array(ArrayKind::kDevice));
+  }
   StorageKind kind() const override { return kind_; }
 
-  void forward(Propagation& src) override {
+  void forward(Propagation& src, const SparsePoints&, const std::vector<double>&) override {
     const int nf = fields_of(e_);
-    for (int n = 0; n + 1 < steps_.nt; ++n) {
-      src.steps(n, n + 1);
-      if (!steps_.is_imaging(n + 1)) continue;
-      auto& slot = levels_[n + 1];
+    // Chunks of steps between imaging steps (a backend runs each as one batch).
+    int n = 0;
+    for (int j = 0; j < steps_.count(); ++j) {
+      const int m = (j + 1) * steps_.interval;
+      src.steps(n, m);
+      n = m;
       for (int f = 0; f < nf; ++f) {
-        slot.push_back(e_.make_array(where_));
-        e_.copy(src.state(), {f, Level::kCurrent}, *slot.back());
+        if (!staged()) {
+          e_.copy(src.state(), {f, Level::kCurrent}, level(j, f));
+          continue;
+        }
+        CellArray& slot = stage(j, f);
+        wait_slot(j % 2);  // its previous level is out
+        e_.copy(src.state(), {f, Level::kCurrent}, slot);
+        pending_[j % 2].push_back(e_.copy_async(slot, level(j, f)));
       }
     }
+    fetched_ = -1;
   }
 
   std::vector<const CellArray*> recall(int m) override {
-    auto it = levels_.find(m);
-    if (it == levels_.end())
+    if (!steps_.is_imaging(m))
       throw std::logic_error("storage: field " + std::to_string(m) + " was not kept");
+    const int nf = fields_of(e_);
+    const int j = m / steps_.interval - 1;
     std::vector<const CellArray*> out;
-    for (const auto& a : it->second) out.push_back(a.get());
-    // The level above m is no longer needed: free it as the backward pass goes.
-    levels_.erase(levels_.upper_bound(m), levels_.end());
+    if (!staged()) {
+      for (int f = 0; f < nf; ++f) out.push_back(&level(j, f));
+      return out;
+    }
+    if (fetched_ != j) fetch(j);
+    wait_slot(j % 2);
+    if (j > 0) fetch(j - 1);  // comes in while the steps up to it compute
+    for (int f = 0; f < nf; ++f) out.push_back(&stage(j, f));
     return out;
   }
-  long long forward_steps() const override { return steps_.nt - 1; }
+  long long forward_steps() const override {
+    return static_cast<long long>(steps_.count()) * steps_.interval;
+  }
 
  private:
+  bool staged() const { return where_ == ArrayKind::kHost; }
+  CellArray& level(int j, int f) { return *levels_[static_cast<size_t>(j) * fields_of(e_) + f]; }
+  CellArray& stage(int j, int f) { return *stage_[static_cast<size_t>(j % 2) * fields_of(e_) + f]; }
+  void wait_slot(int slot) {
+    for (long long t : pending_[slot]) e_.wait(t);
+    pending_[slot].clear();
+  }
+  // Level j into its slot, behind what the engine has enqueued (the last use of the slot).
+  void fetch(int j) {
+    for (int f = 0; f < fields_of(e_); ++f)
+      pending_[j % 2].push_back(e_.copy_async(level(j, f), stage(j, f)));
+    fetched_ = j;
+  }
+
   Engine& e_;
   ImagingSteps steps_;
   ArrayKind where_;
   StorageKind kind_;
-  std::map<int, std::vector<std::unique_ptr<CellArray>>> levels_;
+  std::vector<std::unique_ptr<CellArray>> levels_;  // [imaging step j * fields + f]
+  std::vector<std::unique_ptr<CellArray>> stage_;   // host: [slot * fields + f] on the device
+  std::vector<long long> pending_[2];               // host: transfers of each slot
+  int fetched_ = -1;                                // host: the level last asked into its slot
 };
 
 // boundary: the edge strips of the region at every step and the last two levels; the backward
 // pass runs the update backward in time inside the region (time-reversible where nothing
-// damps) and writes the strips back after each step.
+// damps) and writes the strips back after each step. The strips of all steps are one array of
+// the engine's (on the device, or in pinned host memory where they do not fit there), written
+// and read where the engine computes: no step waits for a copy.
 class Boundary final : public SourceStorage {
  public:
-  Boundary(Engine& e, const ImagingSteps& steps, const Box& region, int radius,
-           const SparsePoints& sources, const std::vector<double>& traces)
+  Boundary(Engine& e, const ImagingSteps& steps, const Box& region, int radius, ArrayKind where)
       : e_(e), steps_(steps), strips_(edge_strips(region, radius)), inner_(region) {
     for (int a = 0; a < 3; ++a) {
       inner_.lo[a] += radius;
@@ -69,79 +113,73 @@ class Boundary final : public SourceStorage {
             "migration.storage = \"boundary\": the region free of "
             "absorbing layers is thinner than two halos");
     }
-    // Reverse step j makes u[nt - 3 - j] and injects s[nt - 2 - j].
-    const int np = sources.count(), nt = steps.nt;
-    std::vector<double> rev(traces.size(), 0.0);
-    for (int p = 0; p < np; ++p)
-      for (int j = 0; j + 2 <= nt; ++j)
-        rev[static_cast<size_t>(p) * nt + j] = traces[static_cast<size_t>(p) * nt + nt - 2 - j];
+    for (const Box& b : strips_) strip_cells_ += b.cells();
+    const int nf = fields_of(e);
+    saved_ = e.make_array(where, strip_cells_ * nf * steps.nt);
     reverse_ = std::make_unique<Propagation>(e, Direction::kForward);
-    reverse_->set_injection(sources, rev, nt);
     reverse_->set_region(&inner_);
-    for (int f = 0; f < fields_of(e); ++f) out_.push_back(e.make_array(ArrayKind::kDevice));
+    for (int f = 0; f < nf; ++f) out_.push_back(e.make_array(ArrayKind::kDevice));
+    swap_ = e.make_array(ArrayKind::kDevice);
   }
   StorageKind kind() const override { return StorageKind::kBoundary; }
 
-  void forward(Propagation& src) override {
-    const int nf = fields_of(e_);
-    // Strips kept at the state's precision: the reconstruction then retraces the forward
-    // run's values exactly (rounding the strips of an fp64 run to float would not).
-    wide_ = src.state().element_bytes() == 8;
-    saved_.assign(wide_ ? 0 : static_cast<size_t>(steps_.nt) * nf, {});
-    saved_wide_.assign(wide_ ? static_cast<size_t>(steps_.nt) * nf : 0, {});
-    for (int n = 0; n + 1 < steps_.nt; ++n) {
+  void forward(Propagation& src, const SparsePoints& sources,
+               const std::vector<double>& traces) override {
+    const int nf = fields_of(e_), nt = steps_.nt;
+    // Reverse step j makes u[nt - 3 - j] and injects s[nt - 2 - j].
+    std::vector<double> rev(traces.size(), 0.0);
+    for (int p = 0; p < sources.count(); ++p)
+      for (int j = 0; j + 2 <= nt; ++j)
+        rev[static_cast<size_t>(p) * nt + j] = traces[static_cast<size_t>(p) * nt + nt - 2 - j];
+    reverse_->set_injection(sources, rev, nt);
+    for (int n = 0; n + 1 < nt; ++n) {
       src.steps(n, n + 1);
-      for (int f = 0; f < nf; ++f) {
-        const size_t at = static_cast<size_t>(n + 1) * nf + f;
-        if (wide_)
-          src.state().read_boxes({f, Level::kCurrent}, strips_, saved_wide_[at]);
-        else
-          src.state().read_boxes({f, Level::kCurrent}, strips_, saved_[at]);
-      }
+      for (int f = 0; f < nf; ++f)
+        src.state().read_boxes({f, Level::kCurrent}, strips_, *saved_, at(n + 1, f));
     }
     // The last two levels, swapped: the reverse run's previous level is u[nt-1], its current
     // u[nt-2].
     auto& st = reverse_->state();
     st.copy_from(src.state());
-    auto last = e_.make_array(ArrayKind::kDevice), before = e_.make_array(ArrayKind::kDevice);
     for (int f = 0; f < nf; ++f) {
-      e_.copy(st, {f, Level::kCurrent}, *last);
-      e_.copy(st, {f, Level::kPrevious}, *before);
-      e_.copy(*before, st, {f, Level::kCurrent});
-      e_.copy(*last, st, {f, Level::kPrevious});
+      e_.copy(st, {f, Level::kCurrent}, *out_[f]);
+      e_.copy(st, {f, Level::kPrevious}, *swap_);
+      e_.copy(*swap_, st, {f, Level::kCurrent});
+      e_.copy(*out_[f], st, {f, Level::kPrevious});
     }
-    at_ = steps_.nt - 2;  // the field the reverse state's current level holds
+    at_ = nt - 2;  // the field the reverse state's current level holds
     next_step_ = 0;
   }
 
   std::vector<const CellArray*> recall(int m) override {
-    const int nf = fields_of(e_);
-    if (m == steps_.nt - 1) {  // the reverse state's previous level
-      for (int f = 0; f < nf; ++f) e_.copy(reverse_->state(), {f, Level::kPrevious}, *out_[f]);
-      return view();
-    }
+    if (m == steps_.nt - 1) return level_of(Level::kPrevious);  // the reverse state's previous
+
     if (m > at_) throw std::logic_error("storage: fields are recalled in decreasing order");
+    const int nf = fields_of(e_);
     while (at_ > m) {
       reverse_->steps(next_step_, next_step_ + 1);
       ++next_step_;
       --at_;
-      for (int f = 0; f < nf; ++f) {
-        const size_t at = static_cast<size_t>(at_) * nf + f;
-        if (wide_)
-          reverse_->state().write_boxes({f, Level::kCurrent}, strips_, saved_wide_[at]);
-        else
-          reverse_->state().write_boxes({f, Level::kCurrent}, strips_, saved_[at]);
-      }
+      for (int f = 0; f < nf; ++f)
+        reverse_->state().write_boxes({f, Level::kCurrent}, strips_, *saved_, at(at_, f));
     }
-    for (int f = 0; f < nf; ++f) e_.copy(reverse_->state(), {f, Level::kCurrent}, *out_[f]);
-    return view();
+    return level_of(Level::kCurrent);
   }
   long long forward_steps() const override { return 2LL * (steps_.nt - 1) - 1; }
 
  private:
-  std::vector<const CellArray*> view() const {
+  int64_t at(int n, int f) const {
+    return (static_cast<int64_t>(n) * fields_of(e_) + f) * strip_cells_;
+  }
+  // A level of the reverse state: a view of it where the engine gives one (valid until the
+  // next recall steps the state), else a copy.
+  std::vector<const CellArray*> level_of(Level level) {
     std::vector<const CellArray*> v;
-    for (const auto& a : out_) v.push_back(a.get());
+    for (int f = 0; f < fields_of(e_); ++f) {
+      views_[f] = e_.view(reverse_->state(), {f, level});
+      if (!views_[f]) e_.copy(reverse_->state(), {f, level}, *out_[f]);
+      v.push_back(views_[f] ? views_[f].get() : out_[f].get());
+    }
     return v;
   }
 
@@ -149,16 +187,19 @@ class Boundary final : public SourceStorage {
   ImagingSteps steps_;
   std::vector<Box> strips_;
   Box inner_;
+  int64_t strip_cells_ = 0;
+  std::unique_ptr<CellArray>
+      saved_;  // [field n][f]: the strips of u_f[n], in the state's precision
   std::unique_ptr<Propagation> reverse_;
-  bool wide_ = false;                      // the state is fp64: saved_wide_ holds the strips
-  std::vector<std::vector<float>> saved_;  // [field n * fields + f]: the strips of u[n]
-  std::vector<std::vector<double>> saved_wide_;
-  std::vector<std::unique_ptr<CellArray>> out_;
+  std::vector<std::unique_ptr<CellArray>> out_;  // copies, where the engine gives no views
+  std::unique_ptr<const CellArray> views_[kMaxFields];
+  std::unique_ptr<CellArray> swap_;
   int at_ = 0, next_step_ = 0;
 };
 
 // checkpoint: whole states at checkpoints of the binomial schedule, placed as the backward pass
-// asks for fields; each segment recomputed forward from the nearest checkpoint below it.
+// asks for fields; each segment recomputed forward from the nearest checkpoint below it. The
+// states are kept for the next shot.
 class Checkpoints final : public SourceStorage {
  public:
   Checkpoints(Engine& e, const ImagingSteps& steps, int slots)
@@ -167,15 +208,16 @@ class Checkpoints final : public SourceStorage {
   }
   StorageKind kind() const override { return StorageKind::kCheckpoint; }
 
-  void forward(Propagation& src) override {
+  void forward(Propagation& src, const SparsePoints&, const std::vector<double>&) override {
     src_ = &src;  // its sources drive every recomputation
-    stack_.clear();
-    stack_.push_back({0, e_.make_state()});  // field 0: the zero state
+    while (!stack_.empty()) release();
+    stack_.push_back({0, take()});  // field 0: the zero state
+    stack_.back().state->zero();
     steps_taken_ = 0;
   }
 
   std::vector<const CellArray*> recall(int m) override {
-    while (stack_.size() > 1 && stack_.back().step > m) stack_.pop_back();
+    while (stack_.size() > 1 && stack_.back().step > m) release();
     WaveState& work = src_->state();
     work.copy_from(*stack_.back().state);
     int c = stack_.back().step;
@@ -191,13 +233,18 @@ class Checkpoints final : public SourceStorage {
       steps_taken_ += target - c;
       c = target;
       if (c < m) {
-        stack_.push_back({c, e_.make_state()});
+        stack_.push_back({c, take()});
         stack_.back().state->copy_from(work);
       }
     }
-    for (int f = 0; f < fields_of(e_); ++f) e_.copy(work, {f, Level::kCurrent}, *out_[f]);
+    // A view of the work state where the engine gives one (it is not stepped before the next
+    // recall), else a copy.
     std::vector<const CellArray*> v;
-    for (const auto& a : out_) v.push_back(a.get());
+    for (int f = 0; f < fields_of(e_); ++f) {
+      views_[f] = e_.view(work, {f, Level::kCurrent});
+      if (!views_[f]) e_.copy(work, {f, Level::kCurrent}, *out_[f]);
+      v.push_back(views_[f] ? views_[f].get() : out_[f].get());
+    }
     return v;
   }
   long long forward_steps() const override { return steps_taken_; }
@@ -207,12 +254,25 @@ class Checkpoints final : public SourceStorage {
     int step;
     std::unique_ptr<WaveState> state;
   };
+  std::unique_ptr<WaveState> take() {
+    if (pool_.empty()) return e_.make_state();
+    auto s = std::move(pool_.back());
+    pool_.pop_back();
+    return s;
+  }
+  void release() {
+    pool_.push_back(std::move(stack_.back().state));
+    stack_.pop_back();
+  }
+
   Engine& e_;
   ImagingSteps steps_;
   int slots_;
   Propagation* src_ = nullptr;
   std::vector<Checkpoint> stack_;
-  std::vector<std::unique_ptr<CellArray>> out_;
+  std::vector<std::unique_ptr<WaveState>> pool_;  // states no checkpoint holds, for reuse
+  std::vector<std::unique_ptr<CellArray>> out_;   // copies, where the engine gives no views
+  std::unique_ptr<const CellArray> views_[kMaxFields];
   long long steps_taken_ = 0;
 };
 
@@ -229,13 +289,19 @@ std::vector<StorageEstimate> estimate_storage(const ImagingSteps& steps, int fie
                                               double strip_cells, StorePrecision precision,
                                               double device_budget) {
   const double level = cells_per_level * fields * (precision == StorePrecision::kFp16 ? 2 : 4);
-  const double kept = steps.count() * level;
   std::vector<StorageEstimate> out;
-  out.push_back({StorageKind::kStore, kept, 0, 2, 0});
-  out.push_back({StorageKind::kHost, 0, kept, 2, 0});
-  // Strips of every level on the host; one more state and a level on the device.
-  out.push_back({StorageKind::kBoundary, state_bytes + cells_per_level * fields * 4,
-                 strip_cells * fields * 4.0 * steps.nt, 3, 0});
+  out.push_back({StorageKind::kStore, steps.count() * level, 0, 2, 0});
+  // fp32 in host memory, two fp32 slots of every field on the device.
+  const double level32 = cells_per_level * fields * 4;
+  out.push_back({StorageKind::kHost, 2 * level32, steps.count() * level32, 2, 0});
+  // The strips of every step, on the device where they fit beside one more state, the fields
+  // handed to the imaging and a spare level; in pinned host memory otherwise.
+  const double strips = strip_cells * fields * 4.0 * steps.nt;
+  const double working = state_bytes + cells_per_level * (fields + 1) * 4;
+  if (working + strips <= device_budget)
+    out.push_back({StorageKind::kBoundary, working + strips, 0, 3, 0, ArrayKind::kDevice});
+  else
+    out.push_back({StorageKind::kBoundary, working, strips, 3, 0, ArrayKind::kHost});
   // As many states as fit; the forward steps of the binomial schedule for nt - 1 steps.
   StorageEstimate cp{StorageKind::kCheckpoint, 0, 0, 0, 0};
   cp.checkpoints = static_cast<int>(
@@ -266,23 +332,21 @@ StorageEstimate choose_storage(const std::vector<StorageEstimate>& options, doub
       std::to_string(static_cast<long long>(host_budget / 1048576)) + " MiB host): " + need);
 }
 
-std::unique_ptr<SourceStorage> make_storage(StorageKind kind, Engine& engine,
-                                            const ImagingSteps& steps, StorePrecision precision,
-                                            const Box& region, int radius, int checkpoints,
-                                            const SparsePoints& sources,
-                                            const std::vector<double>& traces) {
-  switch (kind) {
+std::unique_ptr<SourceStorage> make_storage(const StorageChoice& c, Engine& engine,
+                                            const ImagingSteps& steps, const Box& region,
+                                            int radius) {
+  switch (c.kind) {
     case StorageKind::kStore:
       return std::make_unique<KeepLevels>(
           engine, steps,
-          precision == StorePrecision::kFp16 ? ArrayKind::kDeviceHalf : ArrayKind::kDevice,
+          c.precision == StorePrecision::kFp16 ? ArrayKind::kDeviceHalf : ArrayKind::kDevice,
           StorageKind::kStore);
     case StorageKind::kHost:
       return std::make_unique<KeepLevels>(engine, steps, ArrayKind::kHost, StorageKind::kHost);
     case StorageKind::kBoundary:
-      return std::make_unique<Boundary>(engine, steps, region, radius, sources, traces);
+      return std::make_unique<Boundary>(engine, steps, region, radius, c.strips);
     case StorageKind::kCheckpoint:
-      return std::make_unique<Checkpoints>(engine, steps, checkpoints);
+      return std::make_unique<Checkpoints>(engine, steps, c.checkpoints);
     case StorageKind::kAuto:
       break;
   }

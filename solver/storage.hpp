@@ -25,14 +25,16 @@ class SourceStorage {
   virtual ~SourceStorage() = default;
   virtual StorageKind kind() const = 0;
 
-  // Runs the forward propagation of the source (its state zeroed, its sources bound), keeping
-  // what the strategy needs.
-  virtual void forward(Propagation& source) = 0;
+  // Runs the forward propagation of the source (its state zeroed, `sources` injecting `traces`
+  // ([points][nt]) bound to it), keeping what the strategy needs. One storage serves every shot
+  // of a migration: what it allocates at the first shot it reuses for the next.
+  virtual void forward(Propagation& source, const SparsePoints& sources,
+                       const std::vector<double>& traces) = 0;
   // The source field u[m] of imaging step m, one array per wavefield (valid until the next
   // call); imaging steps are asked for once each, in decreasing order.
   virtual std::vector<const CellArray*> recall(int m) = 0;
-  // Forward steps the source propagation took for this shot, the first pass included (nt - 1
-  // for store and host).
+  // Forward steps the source propagation took for this shot, the first pass included (up to
+  // the last imaging step for store and host).
   virtual long long forward_steps() const = 0;
 };
 
@@ -43,11 +45,14 @@ struct StorageEstimate {
   double host_bytes = 0;
   double propagations = 0;  // per shot: forward passes + the adjoint
   int checkpoints = 0;      // checkpoint: states held
+  // boundary: where the edge strips of every step are kept (the device where they fit).
+  ArrayKind strips = ArrayKind::kDevice;
 };
 
 // Bytes and cost of each strategy for a grid of `cells_per_level` layout cells, `fields`
 // wavefields, a state of `state_bytes` bytes, the edge strips of `strip_cells` cells a level,
-// given the device budget (checkpoint: as many states as fit).
+// given the device budget (checkpoint: as many states as fit; boundary: the strips on the
+// device where they fit, else in host memory).
 std::vector<StorageEstimate> estimate_storage(const ImagingSteps& steps, int fields,
                                               double cells_per_level, double state_bytes,
                                               double strip_cells, StorePrecision precision,
@@ -57,14 +62,22 @@ std::vector<StorageEstimate> estimate_storage(const ImagingSteps& steps, int fie
 StorageEstimate choose_storage(const std::vector<StorageEstimate>& options, double device_budget,
                                double host_budget);
 
+// How to build a strategy.
+struct StorageChoice {
+  StorageKind kind = StorageKind::kStore;
+  StorePrecision precision = StorePrecision::kFp32;  // store and host
+  int checkpoints = 0;                               // checkpoint: states held
+  ArrayKind strips = ArrayKind::kDevice;             // boundary: where the strips are kept
+};
+inline StorageChoice choice_of(const StorageEstimate& e, StorePrecision precision) {
+  return {e.kind, precision, e.checkpoints, e.strips};
+}
+
 // `region`: the box kept free of absorbing layers where the boundary strategy reconstructs the
-// field (its edge strips of width `radius` are saved); `checkpoints`: states for that strategy;
-// `sources`, `traces` ([points][nt]): the shot's, which the reconstruction injects backward.
-std::unique_ptr<SourceStorage> make_storage(StorageKind kind, Engine& engine,
-                                            const ImagingSteps& steps, StorePrecision precision,
-                                            const Box& region, int radius, int checkpoints,
-                                            const SparsePoints& sources,
-                                            const std::vector<double>& traces);
+// field (its edge strips of width `radius` are saved).
+std::unique_ptr<SourceStorage> make_storage(const StorageChoice& choice, Engine& engine,
+                                            const ImagingSteps& steps, const Box& region,
+                                            int radius);
 
 // Binomial checkpointing (Griewank's revolve bound): beta(s, t) = C(s + t, s), the most steps
 // that s checkpoints reverse with t forward sweeps.

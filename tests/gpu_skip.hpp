@@ -26,6 +26,17 @@ inline CudaEngineOptions variant(const std::string& name) {
   return o;
 }
 
+// A registry name as a test name ("acoustic/o8/naive" -> "acoustic_o8_naive"), for
+// INSTANTIATE_TEST_SUITE_P over variant names.
+struct VariantTestName {
+  std::string operator()(const ::testing::TestParamInfo<std::string>& i) const {
+    std::string n = i.param;
+    for (char& c : n)
+      if (c == '/') c = '_';
+    return n;
+  }
+};
+
 }  // namespace seisfd::test
 
 // Use at the top of a GPU test body.

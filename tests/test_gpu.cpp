@@ -395,12 +395,7 @@ TEST(GpuCpml, StableOverTwentyThousandSteps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuVariant, ::testing::ValuesIn(variant_names()),
-                         [](const auto& i) {
-                           std::string n = i.param;
-                           for (char& c : n)
-                             if (c == '/') c = '_';
-                           return n;
-                         });
+                         test::VariantTestName());
 
 }  // namespace
 }  // namespace seisfd

@@ -118,12 +118,7 @@ TEST_P(GpuAniso, MatchesCpuReferenceAfter500Steps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuAniso, ::testing::ValuesIn(aniso_variant_names()),
-                         [](const auto& i) {
-                           std::string n = i.param;
-                           for (char& c : n)
-                             if (c == '/') c = '_';
-                           return n;
-                         });
+                         test::VariantTestName());
 
 // Diagnostics queued by the time loop (read back behind events, kernels/cuda/diag_queue.hpp)
 // equal those a second engine computes and waits for at the same fields; a NaN velocity stops
@@ -210,12 +205,7 @@ TEST_P(GpuAnisoCpml, MatchesCpuReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoCpml, ::testing::ValuesIn(aniso_variant_names(false)),
-                         [](const auto& i) {
-                           std::string n = i.param;
-                           for (char& c : n)
-                             if (c == '/') c = '_';
-                           return n;
-                         });
+                         test::VariantTestName());
 
 // The GPU adjoint: <F s, d> = <s, F* d> with both operators on the device in fp32 (injection
 // and recording included), and F* d against the CPU engine's transposed update in fp64, on the

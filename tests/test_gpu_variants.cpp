@@ -116,12 +116,7 @@ TEST_P(GpuVariantShapes, MatchesReferenceOnOddShapes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuVariantShapes, ::testing::ValuesIn(fast_variant_names()),
-                         [](const auto& i) {
-                           std::string n = i.param;
-                           for (char& c : n)
-                             if (c == '/') c = '_';
-                           return n;
-                         });
+                         test::VariantTestName());
 
 // Host-only: every variant refuses, with a reason, a region that leaves no halo for the
 // stencil, and an empty region. Runs without a GPU.

@@ -16,79 +16,25 @@
 #include "solver/wavelet.hpp"
 #include "tests/aniso_support.hpp"
 #include "tests/gpu_skip.hpp"
+#include "tests/linearized_support.hpp"
 #include "tests/support.hpp"
 #include "tests/tolerances.hpp"
 
 namespace seisfd {
 namespace {
 
-using Maker = std::function<std::unique_ptr<Engine>(const StepSpec&, const Medium&, double)>;
-
-struct Case {
-  const char* name;
-  Physics physics;
-  BoundaryConfig boundary;
-};
-
-// A small heterogeneous shot: two sources, four receivers, 120 steps.
-struct Problem {
-  test::Problem p;
-  Medium medium;
-  ShotOperator shot;
-};
-
-Problem problem(const Case& c, int nt = 121) {
-  Problem s{
-      test::homogeneous(test::cube_grid(20, 16, 14, 10.0), c.boundary, 8, 2000.0, 0.9), {}, {}};
-  std::mt19937 rng(11);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  const Layout& l = s.p.spec.layout;
-  for (int z = 0; z < l.nz; ++z)
-    for (int y = 0; y < l.ny; ++y)
-      for (int x = 0; x < l.nx; ++x)
-        s.p.velocity[l.idx(z, y, x)] =
-            static_cast<float>(1800.0 + 300.0 * std::sin(0.3 * x + 0.2 * z) * std::cos(0.25 * y));
-  s.medium = s.p.medium();
-  if (c.physics != Physics::kAcoustic)
-    s.medium = test::make_aniso_model(s.p, test::smooth_random_case(c.physics, rng));
-  s.p.dt = 0.8 * stability_limit(2100.0 * std::sqrt(1.6), 4, s.p.spec.h);
-  s.shot.dt = s.p.dt;
-  s.shot.nt = nt;
-  s.shot.sources = make_points(s.p.grid, s.p.spec, {{61.3, 73.7, 40.2}, {130.0, 50.0, 90.0}},
-                               PointInterp::kSinc, PointRole::kSource);
-  s.shot.receivers = make_points(
-      s.p.grid, s.p.spec,
-      {{5.5, 10.0, 0.0}, {101.0, 55.0, 4.0}, {180.0, 140.0, 120.0}, {120.4, 90.1, 70.7}},
-      PointInterp::kSinc, PointRole::kReceiver);
-  SourceConfig sc;
-  sc.frequency = 20;
-  const auto w = make_wavelet(sc, s.p.dt, nt);
-  s.shot.wavelet = w;
-  for (double v : w) s.shot.wavelet.push_back(0.7 * v);  // the second source, weaker
-  return s;
-}
-
-// Random values on the updated region, zero elsewhere.
-std::vector<float> random_region(const StepSpec& sp, std::mt19937& rng, double scale) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  std::vector<float> v(static_cast<size_t>(sp.layout.size()), 0.0f);
-  for (int z = sp.begin[0]; z < sp.end[0]; ++z)
-    for (int y = sp.begin[1]; y < sp.end[1]; ++y)
-      for (int x = sp.begin[2]; x < sp.end[2]; ++x)
-        v[sp.layout.idx(z, y, x)] = static_cast<float>(scale * g(rng));
-  return v;
-}
-
-double dot(const std::vector<float>& a, const std::vector<double>& b) {
-  double s = 0;
-  for (size_t i = 0; i < a.size(); ++i) s += static_cast<double>(a[i]) * b[i];
-  return s;
-}
+using test::Case;
+using test::dot;
+using test::kCases;
+using test::Maker;
+using test::problem;
+using test::random_region;
+using test::ShotProblem;
 
 // |<B dm, d> - <dm, B^T d>| / max: dm random on the region (a few percent of m), d = B dm +
 // noise of the same size (no cancellation in <B dm, d>).
 double born_dot(const Case& c, const Maker& make) {
-  Problem s = problem(c);
+  ShotProblem s = problem(c);
   auto e = make(s.p.spec, s.medium, s.p.dt);
   std::mt19937 rng(5);
   const double m0 = 1.0 / (2000.0 * 2000.0);
@@ -104,8 +50,7 @@ double born_dot(const Case& c, const Maker& make) {
   for (size_t k = 0; k < d.size(); ++k) d[k] = Bdm[k] + rms * g(rng);
   auto image = e->make_array(ArrayKind::kDevice);
   const ImagingSteps steps{s.shot.nt, 1};
-  auto storage = make_storage(StorageKind::kStore, *e, steps, StorePrecision::kFp32, Box{}, 0, 0,
-                              s.shot.sources, s.shot.wavelet);
+  auto storage = make_storage({StorageKind::kStore}, *e, steps, Box{}, 0);
   ShotImages im;
   im.crosscorrelation = image.get();
   migrate(*e, s.shot, d, *storage, steps, im);
@@ -116,16 +61,6 @@ double born_dot(const Case& c, const Maker& make) {
   EXPECT_GT(std::fabs(lhs), 0.0);
   return rel;
 }
-
-const Case kCases[] = {
-    {"acoustic_sponge", Physics::kAcoustic, test::sponge(5)},
-    {"acoustic_freesurf", Physics::kAcoustic, test::sponge(5, true)},
-    {"acoustic_none", Physics::kAcoustic, test::no_boundary()},
-    {"vti_sponge_freesurf", Physics::kVti, test::sponge(5, true)},
-    {"vti_none", Physics::kVti, test::no_boundary()},
-    {"tti_sponge", Physics::kTti, test::sponge(5)},
-    {"tti_freesurf", Physics::kTti, test::sponge(5, true)},
-};
 
 class BornDot : public ::testing::TestWithParam<Case> {};
 
@@ -161,7 +96,7 @@ INSTANTIATE_TEST_SUITE_P(Physics, BornDot, ::testing::ValuesIn(kCases),
 TEST(BornGradient, TaylorRemaindersFallWithSlopesOneAndTwo) {
   for (const Case& c : {kCases[0], kCases[5]}) {
     SCOPED_TRACE(c.name);
-    Problem s = problem(c, 101);
+    ShotProblem s = problem(c, 101);
     const auto make = [&](const std::vector<float>& dm_cells, double h) {
       Medium m = s.medium;
       for (size_t i = 0; i < m.velocity.size(); ++i) {
@@ -192,8 +127,7 @@ TEST(BornGradient, TaylorRemaindersFallWithSlopesOneAndTwo) {
     }
     auto grad = e0->make_array(ArrayKind::kDevice);
     const ImagingSteps steps{s.shot.nt, 1};
-    auto storage = make_storage(StorageKind::kStore, *e0, steps, StorePrecision::kFp32, Box{}, 0, 0,
-                                s.shot.sources, s.shot.wavelet);
+    auto storage = make_storage({StorageKind::kStore}, *e0, steps, Box{}, 0);
     ShotImages im;
     im.crosscorrelation = grad.get();
     migrate(*e0, s.shot, resid, *storage, steps, im);
@@ -228,18 +162,14 @@ TEST(BornGradient, TaylorRemaindersFallWithSlopesOneAndTwo) {
 template <class T>
 void every_strategy_same_image(const Case& c) {
   SCOPED_TRACE(std::string(c.name) + (sizeof(T) == 8 ? " fp64" : " fp32"));
-  Problem s = problem(c, 161);
+  ShotProblem s = problem(c, 161);
   auto e = reference::make_cpu_engine(s.p.spec, s.medium, s.p.dt, sizeof(T) == 8);
   std::mt19937 rng(8);
   std::normal_distribution<double> g(0.0, 1.0);
   std::vector<double> d(static_cast<size_t>(s.shot.receivers.count()) * s.shot.nt);
   for (auto& x : d) x = g(rng) * 1e-6;
   const ImagingSteps steps{s.shot.nt, 2};
-  Box region;  // the physical domain: no layer damps there
-  for (int a = 0; a < 3; ++a) {
-    region.lo[a] = s.p.spec.sponge.phys_lo[a];
-    region.hi[a] = s.p.spec.sponge.phys_hi[a] + 1;
-  }
+  const Box region = test::physical_region(s.p.spec);  // no layer damps there
   const double exact = sizeof(T) == 8 ? 1e-10 : 0.0;
   std::vector<double> ref;
   for (const auto& [kind, precision, checkpoints, tol] :
@@ -248,20 +178,14 @@ void every_strategy_same_image(const Case& c) {
         std::tuple{StorageKind::kCheckpoint, StorePrecision::kFp32, 6, exact},
         std::tuple{StorageKind::kBoundary, StorePrecision::kFp32, 0, sizeof(T) == 8 ? 1e-10 : 1e-5},
         std::tuple{StorageKind::kStore, StorePrecision::kFp16, 0, 2e-3}}) {
-    auto storage = make_storage(kind, *e, steps, precision, region, s.p.spec.radius, checkpoints,
-                                s.shot.sources, s.shot.wavelet);
+    auto storage = make_storage({kind, precision, checkpoints}, *e, steps, region, s.p.spec.radius);
     auto cc = e->make_array(ArrayKind::kDevice), il = e->make_array(ArrayKind::kDevice);
     ShotImages im;
     im.crosscorrelation = cc.get();
     im.illumination = il.get();
     migrate(*e, s.shot, d, *storage, steps, im);
     // Compared over the region the boundary strategy reconstructs.
-    const std::vector<double> all = cc->download();
-    std::vector<double> img;
-    const Layout& l = s.p.spec.layout;
-    for (int z = region.lo[0]; z < region.hi[0]; ++z)
-      for (int y = region.lo[1]; y < region.hi[1]; ++y)
-        for (int x = region.lo[2]; x < region.hi[2]; ++x) img.push_back(all[l.idx(z, y, x)]);
+    const std::vector<double> img = test::on_box(cc->download(), s.p.spec.layout, region);
     if (ref.empty()) {
       ref = img;
       continue;
@@ -288,7 +212,7 @@ TEST(MigrationGpu, ImagesAndBornDataMatchTheCpu) {
   SEISFD_REQUIRE_DEVICE_OR_SKIP();
   for (const Case& c : {kCases[0], kCases[3], kCases[5], kCases[6]}) {
     SCOPED_TRACE(c.name);
-    Problem s = problem(c, 141);
+    ShotProblem s = problem(c, 141);
     auto cpu = reference::make_cpu_engine(s.p.spec, s.medium, s.p.dt, false);
     auto gpu = make_cuda_engine(s.p.spec, s.medium, s.p.dt, test::variant("auto"));
     std::mt19937 rng(9);
@@ -305,25 +229,15 @@ TEST(MigrationGpu, ImagesAndBornDataMatchTheCpu) {
     EXPECT_LE(born_err, 1e-5) << "born data";
     const std::vector<double>& d = born_data[0];
     const ImagingSteps steps{s.shot.nt, 2};
-    Box region;
-    for (int a = 0; a < 3; ++a) {
-      region.lo[a] = s.p.spec.sponge.phys_lo[a];
-      region.hi[a] = s.p.spec.sponge.phys_hi[a] + 1;
-    }
+    const Box region = test::physical_region(s.p.spec);  // no layer damps there
     const auto image = [&](Engine& e, StorageKind kind) {
-      auto storage = make_storage(kind, e, steps, StorePrecision::kFp32, region, s.p.spec.radius, 4,
-                                  s.shot.sources, s.shot.wavelet);
+      auto storage =
+          make_storage({kind, StorePrecision::kFp32, 4}, e, steps, region, s.p.spec.radius);
       auto cc = e.make_array(ArrayKind::kDevice);
       ShotImages im;
       im.crosscorrelation = cc.get();
       migrate(e, s.shot, d, *storage, steps, im);
-      const std::vector<double> all = cc->download();
-      std::vector<double> img;
-      const Layout& l = s.p.spec.layout;
-      for (int z = region.lo[0]; z < region.hi[0]; ++z)
-        for (int y = region.lo[1]; y < region.hi[1]; ++y)
-          for (int x = region.lo[2]; x < region.hi[2]; ++x) img.push_back(all[l.idx(z, y, x)]);
-      return img;
+      return test::on_box(cc->download(), s.p.spec.layout, region);
     };
     const std::vector<double> ref = image(*cpu, StorageKind::kStore);
     for (StorageKind kind : {StorageKind::kStore, StorageKind::kHost, StorageKind::kBoundary,
@@ -344,22 +258,16 @@ TEST(MigrationGpu, ImagesAndBornDataMatchTheCpu) {
 template <class T>
 void boundary_reconstructs(const Case& c, double tol) {
   SCOPED_TRACE(std::string(c.name) + (sizeof(T) == 8 ? " fp64" : " fp32"));
-  Problem s = problem(c, 201);
+  ShotProblem s = problem(c, 201);
   auto e = reference::make_cpu_engine(s.p.spec, s.medium, s.p.dt, sizeof(T) == 8);
   const ImagingSteps steps{s.shot.nt, 1};
-  Box region;
-  for (int a = 0; a < 3; ++a) {
-    region.lo[a] = s.p.spec.sponge.phys_lo[a];
-    region.hi[a] = s.p.spec.sponge.phys_hi[a] + 1;
-  }
-  auto kept = make_storage(StorageKind::kStore, *e, steps, StorePrecision::kFp32, region, 0, 0,
-                           s.shot.sources, s.shot.wavelet);
-  auto rebuilt = make_storage(StorageKind::kBoundary, *e, steps, StorePrecision::kFp32, region,
-                              s.p.spec.radius, 0, s.shot.sources, s.shot.wavelet);
+  const Box region = test::physical_region(s.p.spec);  // no layer damps there
+  auto kept = make_storage({StorageKind::kStore}, *e, steps, region, 0);
+  auto rebuilt = make_storage({StorageKind::kBoundary}, *e, steps, region, s.p.spec.radius);
   for (SourceStorage* st : {kept.get(), rebuilt.get()}) {
     Propagation src(*e);
     src.set_injection(s.shot.sources, s.shot.wavelet, s.shot.nt);
-    st->forward(src);
+    st->forward(src, s.shot.sources, s.shot.wavelet);
   }
   const Layout& l = s.p.spec.layout;
   std::vector<double> diff(s.shot.nt, 0.0);

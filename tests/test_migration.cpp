@@ -103,13 +103,12 @@ std::vector<double> image(const Slab& s, const Medium& truth, const Medium& uppe
   auto em = reference::make_cpu_engine(s.p.spec, migration, s.p.dt, false);
   auto cc = em->make_array(ArrayKind::kDevice), il = em->make_array(ArrayKind::kDevice);
   const ImagingSteps steps{s.nt, 2};
+  auto store = make_storage({StorageKind::kStore}, *em, steps, Box{}, 0);
   for (const Shot& shot : s.shots) {
     const ShotOperator o = op(s, shot);
     auto d = apply_forward(*et, o.sources, o.wavelet, o.receivers, o.nt);
     const auto direct = apply_forward(*eu, o.sources, o.wavelet, o.receivers, o.nt);
     for (size_t k = 0; k < d.size(); ++k) d[k] -= direct[k];
-    auto store = make_storage(StorageKind::kStore, *em, steps, StorePrecision::kFp32, Box{}, 0, 0,
-                              o.sources, o.wavelet);
     ShotImages im;
     im.crosscorrelation = cc.get();
     im.illumination = il.get();

@@ -27,6 +27,8 @@ class EmptyState final : public WaveState {
   void write_boxes(FieldRef, const std::vector<Box>&, const std::vector<float>&) override {}
   void read_boxes(FieldRef, const std::vector<Box>&, std::vector<double>&) const override {}
   void write_boxes(FieldRef, const std::vector<Box>&, const std::vector<double>&) override {}
+  void read_boxes(FieldRef, const std::vector<Box>&, CellArray&, int64_t) const override {}
+  void write_boxes(FieldRef, const std::vector<Box>&, const CellArray&, int64_t) override {}
   int element_bytes() const override { return 4; }
 };
 
@@ -53,7 +55,7 @@ class CountingEngine final : public Engine {
     }
   }
   // Not used by the time loop.
-  std::unique_ptr<CellArray> make_array(ArrayKind) override { return nullptr; }
+  std::unique_ptr<CellArray> make_array(ArrayKind, int64_t) override { return nullptr; }
   void copy(const WaveState&, FieldRef, CellArray&) override {}
   void copy(const CellArray&, WaveState&, FieldRef) override {}
   void second_difference(const WaveState&, int, const CellArray&, const CellArray*, double,

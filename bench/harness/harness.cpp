@@ -262,6 +262,27 @@ Timing time_variant(const KernelVariant& v, const StepSpec& spec, int steps, int
   return {t.ms_per_step, t.median_ms};
 }
 
+ImagingTiming time_imaging(const KernelVariant& v, const StepSpec& spec, int steps, int repeats,
+                           int warmup) {
+  cuda::Stream st;
+  const ExecContext ctx{current_device_id(), st.get()};
+  const auto ms = [&](cuda::TimedImaging im) {
+    cuda::UpdateTimingOptions o;
+    o.transposed = true;
+    o.imaging = im;
+    return cuda::time_update(v, spec, steps, repeats, warmup, o, ctx).median_ms;
+  };
+  ImagingTiming t;
+  t.fused_cross_ms = t.fused_all_ms = NAN;
+  t.adjoint_ms = ms(cuda::TimedImaging::kNone);
+  if (v.fuses_imaging) {
+    t.fused_cross_ms = ms(cuda::TimedImaging::kFusedCross);
+    t.fused_all_ms = ms(cuda::TimedImaging::kFusedAll);
+  }
+  t.separate_cross_ms = ms(cuda::TimedImaging::kSeparateCross);
+  return t;
+}
+
 Timing time_stream_ceiling(const StepSpec& spec, Physics physics, int steps, int repeats,
                            int warmup) {
   const size_t n = static_cast<size_t>(spec.layout.size());

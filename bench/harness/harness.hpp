@@ -60,6 +60,18 @@ struct Timing {
 // kernels/cuda/timing.hpp's time_update on a stream of its own on the current device.
 Timing time_variant(const KernelVariant& variant, const StepSpec& spec, int steps, int repeats,
                     int warmup, bool zero_fields = false);
+// A migration's adjoint step timed like time_variant (docs/migration.md §3): the transposed
+// update alone, with the cross-correlation fused into it, with the cross-correlation,
+// illumination and zero-lag images fused, and with the separate passes an engine runs for a
+// variant that does not fuse. Milliseconds per step (medians); NaN where the variant has no
+// such launch.
+struct ImagingTiming {
+  double adjoint_ms = 0;
+  double fused_cross_ms = 0, fused_all_ms = 0;
+  double separate_cross_ms = 0;
+};
+ImagingTiming time_imaging(const KernelVariant& variant, const StepSpec& spec, int steps,
+                           int repeats, int warmup);
 // The streaming kernel of the physics' access pattern (traits(physics).min_bytes_per_cell)
 // over spec.layout.cells() cells, timed the same way.
 Timing time_stream_ceiling(const StepSpec& spec, Physics physics, int steps, int repeats,

@@ -17,6 +17,9 @@ VerifyResult verify_variant(const KernelVariant&, const StepSpec&, int, uint32_t
 Timing time_variant(const KernelVariant&, const StepSpec&, int, int, int, bool) {
   no_cuda();
 }
+ImagingTiming time_imaging(const KernelVariant&, const StepSpec&, int, int, int) {
+  no_cuda();
+}
 Timing time_stream_ceiling(const StepSpec&, Physics, int, int, int) {
   no_cuda();
 }

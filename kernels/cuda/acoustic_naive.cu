@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/imaging_fused.cuh"
 #include "kernels/cuda/register_helpers.hpp"
 #include "kernels/cuda/sponge.cuh"
 #include "kernels/cuda/tuning.hpp"
@@ -22,10 +23,11 @@ struct NaiveParams {
   cuda::SpongeParams sponge;
 };
 
-template <int R>
+// kImage: the imaging epilogue of an adjoint imaging step (kernels/cuda/imaging_fused.cuh).
+template <int R, bool kImage>
 __global__ void acoustic_naive_kernel(NaiveParams<R> p, const float* prev,
                                       const float* __restrict__ cur, float* next,
-                                      const float* __restrict__ vdt2) {
+                                      const float* __restrict__ vdt2, const FusedImaging im) {
   const int x = p.begin[2] + blockIdx.x * blockDim.x + threadIdx.x;
   const int y = p.begin[1] + blockIdx.y * blockDim.y + threadIdx.y;
   const int z = p.begin[0] + blockIdx.z * blockDim.z + threadIdx.z;
@@ -46,6 +48,7 @@ __global__ void acoustic_naive_kernel(NaiveParams<R> p, const float* prev,
     const float g = p.sponge.g(z, y, x);
     next[i] = (2.0f * c - (1.0f - g) * prev[i] + v * lap) / (1.0f + g);
   }
+  if constexpr (kImage) cuda::image_cell(im, i, v * lap, 0.0f, c);
 }
 
 template <int R>
@@ -69,8 +72,13 @@ void launch_acoustic_naive(const StepSpec& s, const UpdateArgs& a, const ExecCon
   const dim3 grid((s.end[2] - s.begin[2] + block.x - 1) / block.x,
                   (s.end[1] - s.begin[1] + block.y - 1) / block.y,
                   (s.end[0] - s.begin[0] + block.z - 1) / block.z);
-  acoustic_naive_kernel<R><<<grid, block, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
-      p, a.prev[0], a.cur[0], a.next[0], a.medium[kVdt2]);
+  const auto st = static_cast<cudaStream_t>(ctx.stream);
+  if (a.imaging.on())
+    acoustic_naive_kernel<R, true>
+        <<<grid, block, 0, st>>>(p, a.prev[0], a.cur[0], a.next[0], a.medium[kVdt2], a.imaging);
+  else
+    acoustic_naive_kernel<R, false>
+        <<<grid, block, 0, st>>>(p, a.prev[0], a.cur[0], a.next[0], a.medium[kVdt2], a.imaging);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -97,6 +105,7 @@ void register_acoustic_naive(std::vector<KernelVariant>& t) {
     v.can_implement = &can_implement_acoustic_naive;
     // The acoustic update is its own transpose (after the engine's substitution).
     v.forward = v.transposed = &launch_acoustic_naive<R>;
+    v.fuses_imaging = true;
     v.preference = cuda::tuning::kPreferenceNaive;
     t.push_back(v);
   });

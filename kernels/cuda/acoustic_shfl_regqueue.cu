@@ -39,6 +39,7 @@ void register_acoustic_shfl_regqueue(std::vector<KernelVariant>& t) {
     // The acoustic update is its own transpose (after the engine's substitution).
     v.forward = v.transposed = &launch_acoustic_shfl_regqueue<R>;
     v.fuses_diagnostics = Policy<R>::kFusesDiagnostics;
+    v.fuses_imaging = true;
     v.preference = cuda::tuning::kPreferenceShflRegqueue;
     t.push_back(v);
   });

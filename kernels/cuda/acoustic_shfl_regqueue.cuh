@@ -17,6 +17,7 @@
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/diag_reduce.cuh"
 #include "kernels/cuda/field_ops.hpp"
+#include "kernels/cuda/imaging_fused.cuh"
 #include "kernels/cuda/stencil_common.cuh"
 #include "kernels/registry.hpp"
 
@@ -90,11 +91,13 @@ __device__ __forceinline__ void x_neighbours(float (&xs)[4 + 2 * RP], const floa
 
 // kDiag: the kernel also reduces the diagnostics of cur over the region into acc (its own cells
 // pass through the register queue anyway): no extra bytes, one block reduction at the end.
-template <int R, int TY, int MinBlocks, bool kDiag>
+// kImage: the imaging epilogue of an adjoint imaging step (kernels/cuda/imaging_fused.cuh).
+template <int R, int TY, int MinBlocks, bool kDiag, bool kImage = false>
 __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
     acoustic_shfl_regqueue_kernel(const ShflParams<R> p, const float* prev,
                                   const float* __restrict__ cur, float* next,
-                                  const float* __restrict__ vdt2, cuda::DiagAccum* acc) {
+                                  const float* __restrict__ vdt2, cuda::DiagAccum* acc,
+                                  const FusedImaging im) {
   using S = ShflShape<R, TY>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   ShflSmem<R, TY>& sm = *reinterpret_cast<ShflSmem<R, TY>*>(smem_raw);
@@ -200,6 +203,12 @@ __global__ void __launch_bounds__(ShflShape<R, TY>::kThreads, MinBlocks)
       const float4 o = cuda::leapfrog4(p.sponge, z, gxy, q[R], pv, vv, lap);
       cuda::store4(next + z * sz + own, o, mask);
       if constexpr (kDiag) diag.add4(q[R], mask, z * sz + own, acc);
+      if constexpr (kImage) {
+        float d2[4];
+#pragma unroll
+        for (int l = 0; l < 4; ++l) d2[l] = cuda::lane(vv, l) * lap[l];
+        cuda::image4(im, z * sz + own, d2, q[R], mask);
+      }
     }
     st = st + 1 == kStages ? 0 : st + 1;
     // Own cells of plane z+1 into its stage's own row (the copies target the halo rows).
@@ -236,6 +245,11 @@ void launch(const StepSpec& s, const UpdateArgs& args, const ExecContext& ctx) {
       kernel = reinterpret_cast<const void*>(
           &acoustic_shfl_regqueue_kernel<R, P::kRows, P::kMinBlocks, true>);
   }
+  if (args.imaging.on()) {
+    if (acc) throw std::invalid_argument("shfl_regqueue: imaging and diagnostics in one launch");
+    kernel = reinterpret_cast<const void*>(
+        &acoustic_shfl_regqueue_kernel<R, P::kRows, P::kMinBlocks, false, true>);
+  }
   const size_t smem = sizeof(ShflSmem<R, P::kRows>);
   if (acc && !fused) cuda::launch_diagnostics(cur, s, acc, stream);
   ShflParams<R> p{};
@@ -254,7 +268,8 @@ void launch(const StepSpec& s, const UpdateArgs& args, const ExecContext& ctx) {
   p.w = cuda::StencilWeights<R>::from(s);
   p.sponge = cuda::SpongeParams::from(s);
   const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
-  void* kargs[] = {&p, &prev, &cur, &next, &vdt2, &acc};
+  FusedImaging im = args.imaging;
+  void* kargs[] = {&p, &prev, &cur, &next, &vdt2, &acc, &im};
   CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), kargs, smem, stream));
   CUDA_CHECK_LAUNCH();
 }

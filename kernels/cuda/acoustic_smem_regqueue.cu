@@ -38,6 +38,7 @@ void register_acoustic_smem_regqueue(std::vector<KernelVariant>& t) {
     // The acoustic update is its own transpose (after the engine's substitution).
     v.forward = v.transposed = &launch_acoustic_smem_regqueue<R>;
     v.fuses_diagnostics = Policy<R>::kFusesDiagnostics;
+    v.fuses_imaging = Policy<R>::kAsync;
     v.preference = cuda::tuning::kPreferenceSmemRegqueue;
     t.push_back(v);
   });

@@ -15,6 +15,7 @@
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/diag_reduce.cuh"
 #include "kernels/cuda/field_ops.hpp"
+#include "kernels/cuda/imaging_fused.cuh"
 #include "kernels/cuda/stencil_common.cuh"
 #include "kernels/registry.hpp"
 
@@ -211,11 +212,12 @@ struct AsyncSmem {
 // kDiag: the kernel also reduces the diagnostics of cur (the field it reads; its own cells are
 // in the register queue anyway) over the region into acc: no extra bytes, a few flops per cell
 // and one block reduction at the end.
-template <int R, int MinBlocks, bool kDiag>
+template <int R, int MinBlocks, bool kDiag, bool kImage = false>
 __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
     acoustic_smem_regqueue_async_kernel(const RqParams<R> p, const float* prev,
                                         const float* __restrict__ cur, float* next,
-                                        const float* __restrict__ vdt2, cuda::DiagAccum* acc) {
+                                        const float* __restrict__ vdt2, cuda::DiagAccum* acc,
+                                        const FusedImaging im) {
   using S = RqShape<R>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   AsyncSmem<R>& sm = *reinterpret_cast<AsyncSmem<R>*>(smem_raw);
@@ -318,6 +320,12 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
       const float4 o = cuda::leapfrog4(p.sponge, z, gxy, q[R], pv, vv, lap);
       cuda::store4(next + z * sz + own, o, mask);
       if constexpr (kDiag) diag.add4(q[R], mask, z * sz + own, acc);
+      if constexpr (kImage) {
+        float d2[4];
+#pragma unroll
+        for (int l = 0; l < 4; ++l) d2[l] = cuda::lane(vv, l) * lap[l];
+        cuda::image4(im, z * sz + own, d2, q[R], mask);
+      }
     }
     st = st + 1 == kStages ? 0 : st + 1;
     // Own cells of plane z+1 into its stage (its halo copies target other addresses).
@@ -369,7 +377,14 @@ void launch(const StepSpec& s, const UpdateArgs& args, const ExecContext& ctx) {
         kernel = reinterpret_cast<const void*>(
             &acoustic_smem_regqueue_async_kernel<R, P::kMinBlocks, true>);
     }
+    if (args.imaging.on()) {
+      if (acc) throw std::invalid_argument("smem_regqueue: imaging and diagnostics in one launch");
+      kernel = reinterpret_cast<const void*>(
+          &acoustic_smem_regqueue_async_kernel<R, P::kMinBlocks, false, true>);
+    }
   } else {
+    if (args.imaging.on())
+      throw std::invalid_argument("smem_regqueue: the staged policy fuses no imaging");
     kernel =
         reinterpret_cast<const void*>(&acoustic_smem_regqueue_kernel<R, P::kMinBlocks, P::kAhead>);
   }
@@ -380,7 +395,8 @@ void launch(const StepSpec& s, const UpdateArgs& args, const ExecContext& ctx) {
   p.w = cuda::StencilWeights<R>::from(s);
   p.sponge = cuda::SpongeParams::from(s);
   const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
-  void* args_async[] = {&p, &prev, &cur, &next, &vdt2, &acc};
+  FusedImaging im = args.imaging;
+  void* args_async[] = {&p, &prev, &cur, &next, &vdt2, &acc, &im};
   void* args_staged[] = {&p, &prev, &cur, &next, &vdt2};
   void** kargs = P::kAsync ? args_async : args_staged;
   CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), kargs, smem, stream));

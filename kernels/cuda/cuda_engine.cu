@@ -58,7 +58,9 @@ class CudaEngine final : public Engine {
         compress_(compress),
         use_graphs_(o.graphs),
         fuse_diagnostics_(o.fused_diagnostics),
-        stream_(o.device) {
+        fuse_imaging_(o.fused_imaging),
+        stream_(o.device),
+        transfers_(o.device) {
     const cuda::DeviceGuard guard(device_);
     check_medium(m, spec, std::string("cuda engine (") + to_string(m.physics) + "): ");
     std::vector<float> coef[kMaxMediumArrays];
@@ -79,7 +81,9 @@ class CudaEngine final : public Engine {
 
   ~CudaEngine() override {
     const cuda::DeviceGuard guard(device_);
+    release_imaging_scratch();
     cudaStreamSynchronize(stream());  // destructors never throw
+    cudaStreamSynchronize(transfers_.get());
     for (auto& [key, exec] : graphs_) cudaGraphExecDestroy(exec);
   }
 
@@ -140,8 +144,14 @@ class CudaEngine final : public Engine {
 
   // ---- Per-cell arrays, Born modelling and imaging (kernels/cuda/imaging.hpp)
 
-  std::unique_ptr<CellArray> make_array(ArrayKind kind) override {
-    return std::make_unique<cuda::CudaArray>(kind, spec_.layout.size(), device_, stream());
+  using Engine::make_array;
+  std::unique_ptr<CellArray> make_array(ArrayKind kind, int64_t cells) override {
+    return std::make_unique<cuda::CudaArray>(kind, cells, device_, stream());
+  }
+
+  std::unique_ptr<const CellArray> view(const WaveState& s, FieldRef f) override {
+    return std::make_unique<cuda::CudaArray>(level(own(s), f), spec_.layout.size(), device_,
+                                             stream());
   }
 
   void copy(const WaveState& s, FieldRef f, CellArray& out) override {
@@ -159,8 +169,8 @@ class CudaEngine final : public Engine {
     const cuda::DeviceGuard guard(device_);
     const CudaState& st = own(s);
     out.zero();
-    cuda::launch_second_difference(spec_, st.current(field), st.previous(field),
-                                   array(older).ref(), weight ? array(*weight).ref() : cuda::ArrayRef{},
+    cuda::launch_second_difference(spec_, st.current(field), st.previous(field), array(older).ref(),
+                                   weight ? array(*weight).ref() : cuda::ArrayRef{},
                                    static_cast<float>(scale), array(out).ref(), stream());
   }
 
@@ -168,10 +178,9 @@ class CudaEngine final : public Engine {
                                    int field, const CellArray& older, double scale) override {
     const cuda::DeviceGuard guard(device_);
     const CudaState& st = own(s);
-    cuda::launch_correlate_second_difference(spec_, array(image).ref(), array(a).ref(),
-                                             st.current(field), st.previous(field),
-                                             array(older).ref(), static_cast<float>(scale),
-                                             stream());
+    cuda::launch_correlate_second_difference(
+        spec_, array(image).ref(), array(a).ref(), st.current(field), st.previous(field),
+        array(older).ref(), static_cast<float>(scale), stream());
   }
 
   void correlate(CellArray& image, const CellArray& a, const CellArray& b, double scale) override {
@@ -186,6 +195,75 @@ class CudaEngine final : public Engine {
     cuda::launch_correlate(spec_, array(image).ref(), array(a).ref(),
                            cuda::ArrayRef{level(own(s), f), false}, static_cast<float>(scale),
                            stream());
+  }
+
+  // The imaging fused into the adjoint update where the variant does it (FusedImaging): the
+  // step's own second difference correlated in the update kernel, the injection's share of it
+  // by a kernel over the injected cells. Otherwise (or with fused_imaging off) the separate
+  // passes of Engine::advance_imaging.
+  void advance_imaging(WaveState& state, int n, const StepIo& io, const Imaging& im) override {
+    const bool fuse = fuse_imaging_ && variant_.fuses_imaging &&
+                      io.direction == Direction::kAdjoint && !io.region && !io.volume[0] &&
+                      !io.volume[1];
+    if (!fuse) {
+      Engine::advance_imaging(state, n, io, im);
+      return;
+    }
+    FusedImaging f;
+    for (int k = 0; k < fields_; ++k) {
+      if (!im.u[k])
+        throw std::invalid_argument("advance_imaging: no source field " + std::to_string(k));
+      const cuda::ArrayRef r = array(*im.u[k]).ref();
+      if (k > 0 && r.half != f.u_half)
+        throw std::invalid_argument("advance_imaging: source fields of mixed precision");
+      f.u[k] = r.p;
+      f.u_half = r.half;
+    }
+    const auto image = [](CellArray* a) -> float* {
+      if (!a) return nullptr;
+      const cuda::ArrayRef r = array(*a).ref();
+      if (r.half) throw std::invalid_argument("advance_imaging: images must be fp32");
+      return static_cast<float*>(r.p);
+    };
+    f.cc = image(im.crosscorrelation);
+    f.il = image(im.illumination);
+    f.zl = image(im.zero_lag);
+    f.cc_scale = static_cast<float>(im.cc_scale);
+    f.k = static_cast<float>(im.k);
+    imaging_ = &f;
+    try {
+      advance(state, n, n + 1, io);
+    } catch (...) {
+      imaging_ = nullptr;
+      throw;
+    }
+    imaging_ = nullptr;
+  }
+
+  // On the transfer stream, behind an event of the engine's stream; the ticket's event tells the
+  // engine's stream when the copy is done.
+  long long copy_async(const CellArray& from, CellArray& to) override {
+    const cuda::DeviceGuard guard(device_);
+    const cuda::CudaArray &a = array(from), &b = array(to);
+    if (a.size() != b.size() || a.ref().half != b.ref().half)
+      throw std::invalid_argument("copy_async: arrays of different size or precision");
+    cuda::Event ready;
+    ready.record(stream());
+    CUDA_CHECK(cudaStreamWaitEvent(transfers_.get(), ready.get(), 0));
+    const size_t bytes = static_cast<size_t>(a.size()) * (a.ref().half ? 2 : 4);
+    CUDA_CHECK(cudaMemcpyAsync(b.ref().p, a.ref().p, bytes, cudaMemcpyDefault, transfers_.get()));
+    cuda::Event done;
+    done.record(transfers_.get());
+    copies_.emplace(++last_ticket_, std::move(done));
+    return last_ticket_;
+  }
+
+  void wait(long long ticket) override {
+    const cuda::DeviceGuard guard(device_);
+    auto it = copies_.find(ticket);
+    if (it == copies_.end()) return;  // waited for already
+    CUDA_CHECK(cudaStreamWaitEvent(stream(), it->second.get(), 0));
+    copies_.erase(it);
   }
 
   void set_graphs(bool on) override { use_graphs_ = on; }
@@ -209,6 +287,7 @@ class CudaEngine final : public Engine {
   void synchronize() override {
     const cuda::DeviceGuard guard(device_);
     stream_.synchronize();
+    transfers_.synchronize();
   }
 
   std::vector<std::pair<std::string, std::string>> details() const override { return details_; }
@@ -329,7 +408,8 @@ class CudaEngine final : public Engine {
     int j = 0;
     for (int k = 0; k < count; ++k) {
       const bool reduce = every > 0 && k >= first && (k - first) % every == 0;
-      const bool fused = reduce && variant_.fuses_diagnostics && fuse_diagnostics_;
+      // A fused imaging step reduces its diagnostics separately (one epilogue per launch).
+      const bool fused = reduce && variant_.fuses_diagnostics && fuse_diagnostics_ && !imaging_;
       cuda::DiagAccum* acc = reduce ? queue_->acc(j++) : nullptr;
       if (reduce && !fused) cuda::launch_diagnostics(st.current(0), spec_, acc, s);
       UpdateArgs a;
@@ -341,6 +421,7 @@ class CudaEngine final : public Engine {
       for (int m = 0; m < t.medium_arrays; ++m) a.medium[m] = medium_[m].get();
       for (int i = 0; i < kMaxScratchArrays; ++i) a.scratch[i] = scratch_[i].get();
       if (fused) a.diag = acc;
+      if (imaging_) a.imaging = *imaging_;
       // CPML (forward only: the adjoint refuses it): axis d follows field cpml_source[d].
       const float* csrc[3] = {a.cur[t.cpml_source[0]], a.cur[t.cpml_source[1]],
                               a.cur[t.cpml_source[2]]};
@@ -363,6 +444,10 @@ class CudaEngine final : public Engine {
       if (src)
         cuda::launch_inject(st.current(0), forward && fields_ > 1 ? st.current(1) : nullptr,
                             src->view(), step_.get(), k, s);
+      if (src && imaging_ && imaging_->cc)
+        cuda::launch_correlate_injection(spec_, {imaging_->cc, false},
+                                         {const_cast<void*>(imaging_->u[0]), imaging_->u_half},
+                                         src->view(), step_.get(), k, imaging_->cc_scale, s);
       if (spec_.free_surface)
         for (int f = 0; f < fields_; ++f)
           cuda::launch_free_surface(st.current(f), spec_.layout, spec_.surface, spec_.radius, s);
@@ -388,8 +473,12 @@ class CudaEngine final : public Engine {
   const KernelVariant& variant_;
   int device_;
   bool compress_, compressed_ = false;
-  bool use_graphs_, fuse_diagnostics_;
+  bool use_graphs_, fuse_diagnostics_, fuse_imaging_;
+  const FusedImaging* imaging_ = nullptr;  // during advance_imaging: what its step fuses
   cuda::Stream stream_;
+  cuda::Stream transfers_;                   // copy_async's queue
+  std::map<long long, cuda::Event> copies_;  // copies not waited for yet, by ticket
+  long long last_ticket_ = 0;
   std::vector<float> vdt2_host_;  // (v dt)^2 as the device has it: the injection coefficients
   DeviceBuffer<float> medium_[kMaxMediumArrays];
   DeviceBuffer<float> scratch_[kMaxScratchArrays];

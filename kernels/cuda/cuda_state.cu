@@ -6,8 +6,10 @@
 #include <cstring>
 #include <map>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/cuda/device_guard.hpp"
+#include "kernels/cuda/imaging.hpp"
 
 namespace seisfd::cuda {
 namespace {
@@ -172,14 +174,7 @@ void CudaState::read_boxes(FieldRef f, const std::vector<Box>& boxes,
   out.resize(total);
   if (total == 0) return;
   if (box_.size() < total) box_ = DeviceBuffer<float>(total);
-  const int one[3] = {1, 1, 1};
-  size_t at = 0;
-  for (const Box& b : boxes) {
-    int n[3];
-    box_extent(b, one, n);
-    launch_gather_box(level(f), spec_.layout, b.lo, n, one, box_.get() + at, stream());
-    at += static_cast<size_t>(b.cells());
-  }
+  launch_gather_boxes(level(f), spec_.layout, boxes, box_.get(), stream());
   CUDA_CHECK(cudaMemcpyAsync(out.data(), box_.get(), total * sizeof(float), cudaMemcpyDeviceToHost,
                              stream()));
   CUDA_CHECK(cudaStreamSynchronize(stream()));
@@ -197,14 +192,7 @@ void CudaState::write_boxes(FieldRef f, const std::vector<Box>& boxes,
   if (box_.size() < total) box_ = DeviceBuffer<float>(total);
   CUDA_CHECK(cudaMemcpyAsync(box_.get(), in.data(), total * sizeof(float), cudaMemcpyHostToDevice,
                              stream()));
-  const int one[3] = {1, 1, 1};
-  size_t at = 0;
-  for (const Box& b : boxes) {
-    int n[3];
-    box_extent(b, one, n);
-    launch_scatter_box(level(f), spec_.layout, b.lo, n, box_.get() + at, stream());
-    at += static_cast<size_t>(b.cells());
-  }
+  launch_scatter_boxes(level(f), spec_.layout, boxes, box_.get(), stream());
   CUDA_CHECK(cudaStreamSynchronize(stream()));  // `in` may go once we return
 }
 
@@ -218,6 +206,41 @@ void CudaState::read_boxes(FieldRef f, const std::vector<Box>& boxes,
 void CudaState::write_boxes(FieldRef f, const std::vector<Box>& boxes,
                             const std::vector<double>& in) {
   write_boxes(f, boxes, std::vector<float>(in.begin(), in.end()));
+}
+
+namespace {
+
+// The fp32 elements [offset, offset + cells) of a CudaArray, for the kernels.
+float* array_span(const CellArray& a, int64_t offset, int64_t cells, const char* what) {
+  const auto* c = dynamic_cast<const CudaArray*>(&a);
+  if (!c) throw std::invalid_argument(std::string(what) + ": the array was made by another engine");
+  if (c->kind() == ArrayKind::kDeviceHalf)
+    throw std::invalid_argument(std::string(what) + ": half-precision arrays are refused");
+  if (offset < 0 || offset + cells > c->size())
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(cells) + " cells from " +
+                                std::to_string(offset) + " overrun an array of " +
+                                std::to_string(c->size()));
+  return static_cast<float*>(c->ref().p) + offset;
+}
+
+}  // namespace
+
+void CudaState::read_boxes(FieldRef f, const std::vector<Box>& boxes, CellArray& out,
+                           int64_t offset) const {
+  int64_t total = 0;
+  for (const Box& b : boxes) total += b.cells();
+  float* dst = array_span(out, offset, total, "read_boxes");
+  const DeviceGuard guard(ctx_.device);
+  launch_gather_boxes(level(f), spec_.layout, boxes, dst, stream());
+}
+
+void CudaState::write_boxes(FieldRef f, const std::vector<Box>& boxes, const CellArray& in,
+                            int64_t offset) {
+  int64_t total = 0;
+  for (const Box& b : boxes) total += b.cells();
+  const float* src = array_span(in, offset, total, "write_boxes");
+  const DeviceGuard guard(ctx_.device);
+  launch_scatter_boxes(level(f), spec_.layout, boxes, src, stream());
 }
 
 // ---- sources and receivers

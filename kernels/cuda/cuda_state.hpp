@@ -47,6 +47,11 @@ class CudaState final : public WaveState {
                   std::vector<double>& out) const override;
   void write_boxes(FieldRef f, const std::vector<Box>& boxes,
                    const std::vector<double>& in) override;
+  // Device to device (or into mapped pinned memory), in the stream: no wait.
+  void read_boxes(FieldRef f, const std::vector<Box>& boxes, CellArray& out,
+                  int64_t offset) const override;
+  void write_boxes(FieldRef f, const std::vector<Box>& boxes, const CellArray& in,
+                   int64_t offset) override;
   int element_bytes() const override { return sizeof(float); }
 
  private:

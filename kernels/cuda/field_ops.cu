@@ -2,6 +2,10 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/diag_reduce.cuh"
 
@@ -103,13 +107,59 @@ __global__ void gather_box_kernel(const float* __restrict__ f, Layout l, int lz,
       f[l.idx(lz + z * dz, ly + y * dy, lx + x * dx)];
 }
 
-__global__ void scatter_box_kernel(float* __restrict__ f, Layout l, int lz, int ly, int lx, int ny,
-                                   int nx, const float* __restrict__ in) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y;
-  const int z = blockIdx.z;
-  if (x >= nx) return;
-  f[l.idx(lz + z, ly + y, lx + x)] = in[(static_cast<int64_t>(z) * ny + y) * nx + x];
+// Boxes by value: box b covers elements [start[b], start[b + 1]) of the concatenation.
+struct BoxList {
+  int count;
+  int64_t start[kMaxBoxes + 1];
+  int lo[kMaxBoxes][3];
+  int ny[kMaxBoxes], nx[kMaxBoxes];
+};
+
+// kGather: out[k] = field[cell of element k]; else field[cell of element k] = in[k].
+template <bool kGather>
+__global__ void boxes_kernel(float* field, Layout l, BoxList b, float* buf) {
+  const int64_t total = b.start[b.count];
+  for (int64_t k = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; k < total;
+       k += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    int j = 0;
+    while (k >= b.start[j + 1]) ++j;
+    const int64_t r = k - b.start[j];
+    const int x = static_cast<int>(r % b.nx[j]);
+    const int64_t zy = r / b.nx[j];
+    const int y = static_cast<int>(zy % b.ny[j]), z = static_cast<int>(zy / b.ny[j]);
+    const int64_t i = l.idx(b.lo[j][0] + z, b.lo[j][1] + y, b.lo[j][2] + x);
+    if constexpr (kGather)
+      buf[k] = field[i];
+    else
+      field[i] = buf[k];
+  }
+}
+
+BoxList box_list(const std::vector<Box>& boxes) {
+  if (boxes.size() > static_cast<size_t>(kMaxBoxes))
+    throw std::invalid_argument("boxes: " + std::to_string(boxes.size()) + " boxes, at most " +
+                                std::to_string(kMaxBoxes) + " in one launch");
+  BoxList b{};
+  b.count = static_cast<int>(boxes.size());
+  for (int j = 0; j < b.count; ++j) {
+    const Box& x = boxes[j];
+    b.start[j + 1] = b.start[j] + x.cells();
+    for (int a = 0; a < 3; ++a) b.lo[j][a] = x.lo[a];
+    b.ny[j] = std::max(1, x.hi[1] - x.lo[1]);
+    b.nx[j] = std::max(1, x.hi[2] - x.lo[2]);
+  }
+  return b;
+}
+
+template <bool kGather>
+void launch_boxes(float* field, const Layout& l, const std::vector<Box>& boxes, float* buf,
+                  cudaStream_t s) {
+  const BoxList b = box_list(boxes);
+  const int64_t total = b.start[b.count];
+  if (total == 0) return;
+  const unsigned blocks = static_cast<unsigned>(std::min<int64_t>((total + 255) / 256, 132 * 16));
+  boxes_kernel<kGather><<<blocks, 256, 0, s>>>(field, l, b, buf);
+  CUDA_CHECK_LAUNCH();
 }
 
 __global__ void fill_hash_kernel(float* p, int64_t n, uint32_t seed, float offset, float scale) {
@@ -188,12 +238,14 @@ void launch_gather_box(const float* field, const Layout& l, const int lo[3], con
   CUDA_CHECK_LAUNCH();
 }
 
-void launch_scatter_box(float* field, const Layout& l, const int lo[3], const int n[3],
-                        const float* in, cudaStream_t s) {
-  if (static_cast<int64_t>(n[0]) * n[1] * n[2] == 0) return;
-  const dim3 grid((n[2] + 127) / 128, n[1], n[0]);
-  scatter_box_kernel<<<grid, 128, 0, s>>>(field, l, lo[0], lo[1], lo[2], n[1], n[2], in);
-  CUDA_CHECK_LAUNCH();
+void launch_gather_boxes(const float* field, const Layout& l, const std::vector<Box>& boxes,
+                         float* out, cudaStream_t s) {
+  launch_boxes<true>(const_cast<float*>(field), l, boxes, out, s);
+}
+
+void launch_scatter_boxes(float* field, const Layout& l, const std::vector<Box>& boxes,
+                          const float* in, cudaStream_t s) {
+  launch_boxes<false>(field, l, boxes, const_cast<float*>(in), s);
 }
 
 void launch_fill_hash(float* p, int64_t n, uint32_t seed, float offset, float scale, void* stream) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "kernels/engine.hpp"
 
@@ -90,9 +91,15 @@ void launch_diag_publish(DiagRing* ring, DiagAccum* acc, int count, cudaStream_t
 // out (C order, n[0] x n[1] x n[2]) = field at lo + i * dec.
 void launch_gather_box(const float* field, const Layout& l, const int lo[3], const int n[3],
                        const int dec[3], float* out, cudaStream_t s);
-// field at lo + i (unit stride) = in (C order, n[0] x n[1] x n[2]): the inverse of a gather.
-void launch_scatter_box(float* field, const Layout& l, const int lo[3], const int n[3],
-                        const float* in, cudaStream_t s);
+// Up to kMaxBoxes boxes of a field, concatenated in order (each C order, unit stride), in one
+// launch over the concatenation: the edge strips of a reconstruction or a halo, whose thin
+// faces (a few cells across) would leave most threads of a per-row launch idle. Throws
+// std::invalid_argument for more boxes.
+inline constexpr int kMaxBoxes = 8;
+void launch_gather_boxes(const float* field, const Layout& l, const std::vector<Box>& boxes,
+                         float* out, cudaStream_t s);
+void launch_scatter_boxes(float* field, const Layout& l, const std::vector<Box>& boxes,
+                          const float* in, cudaStream_t s);
 
 // p[i] = offset + scale * u_i, u_i in [-1, 1) from a hash of (i, seed): cheap, non-zero,
 // different per array, reproducible (inputs for timing and verification).

@@ -114,6 +114,25 @@ struct InjectVolume {
   }
 };
 
+// One thread per injected cell, as the injection itself (kernels/cuda/field_ops.cu).
+__global__ void correlate_injection_kernel(Layout l, int z0, int y0, int x0, int z1, int y1, int x1,
+                                           SpongeParams sp, ArrayRef image, ArrayRef u,
+                                           InjectionView v, const int* step, int offset,
+                                           float scale) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int n = *step + offset;
+  if (c >= v.ncells || n >= v.nt) return;
+  const int64_t i = v.cell[c];
+  int z, y, x;
+  l.coords(i, z, y, x);
+  if (z < z0 || z >= z1 || y < y0 || y >= y1 || x < x0 || x >= x1) return;
+  float added = 0.0f;
+  for (int64_t e = v.cell_offset[c]; e < v.cell_offset[c + 1]; ++e)
+    added += v.coef[e] * v.traces[static_cast<int64_t>(v.point[e]) * v.nt + n];
+  const float g = sp.on ? sp.g(z, y, x) : 0.0f;
+  store(image, i, load(image, i) + scale * load(u, i) * (1.0f + g) * added);
+}
+
 unsigned flat_blocks(int64_t n) {
   return static_cast<unsigned>(std::min<int64_t>((n + kThreads - 1) / kThreads, 132 * 32));
 }
@@ -140,6 +159,13 @@ CudaArray::CudaArray(ArrayKind kind, int64_t n, int device, cudaStream_t s)
   }
   zero();
 }
+
+CudaArray::CudaArray(const float* external, int64_t n, int device, cudaStream_t s)
+    : CellArray(ArrayKind::kDevice),
+      n_(n),
+      device_(device),
+      stream_(s),
+      device_ptr_(const_cast<float*>(external)) {}
 
 CudaArray::~CudaArray() {
   cudaStreamSynchronize(stream_);  // destructors never throw
@@ -215,6 +241,16 @@ void launch_correlate_second_difference(const StepSpec& spec, ArrayRef image, Ar
 void launch_correlate(const StepSpec& spec, ArrayRef image, ArrayRef a, ArrayRef b, float scale,
                       cudaStream_t s) {
   over_region(spec, Correlate{image, a, b, scale}, s);
+}
+
+void launch_correlate_injection(const StepSpec& spec, ArrayRef image, ArrayRef u,
+                                const InjectionView& inj, const int* step, int offset, float scale,
+                                cudaStream_t s) {
+  if (inj.ncells == 0) return;
+  correlate_injection_kernel<<<(inj.ncells + 127) / 128, 128, 0, s>>>(
+      spec.layout, spec.begin[0], spec.begin[1], spec.begin[2], spec.end[0], spec.end[1],
+      spec.end[2], SpongeParams::from(spec), image, u, inj, step, offset, scale);
+  CUDA_CHECK_LAUNCH();
 }
 
 void launch_inject_volume(const StepSpec& spec, float* field, const float* vdt2, ArrayRef volume,

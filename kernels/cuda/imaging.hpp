@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda/field_ops.hpp"
 #include "kernels/engine.hpp"
 
 namespace seisfd::cuda {
@@ -22,12 +23,15 @@ struct ArrayRef {
 class CudaArray final : public CellArray {
  public:
   CudaArray(ArrayKind kind, int64_t n, int device, cudaStream_t s);
+  // A view of n fp32 values on the device that someone else owns (a state's level): not
+  // zeroed, not freed.
+  CudaArray(const float* external, int64_t n, int device, cudaStream_t s);
   ~CudaArray() override;
   CudaArray(const CudaArray&) = delete;
   CudaArray& operator=(const CudaArray&) = delete;
 
   ArrayRef ref() const { return {device_ptr_, kind() == ArrayKind::kDeviceHalf}; }
-  int64_t size() const { return n_; }
+  int64_t size() const override { return n_; }
   void upload(const std::vector<float>& values) override;
   std::vector<double> download() const override;
   void zero() override;
@@ -58,6 +62,12 @@ void launch_correlate_second_difference(const StepSpec& spec, ArrayRef image, Ar
 //   image += scale * a * b (b.p of a level: ArrayRef{level, false})
 void launch_correlate(const StepSpec& spec, ArrayRef image, ArrayRef a, ArrayRef b, float scale,
                       cudaStream_t s);
+//   image += scale * u * (1 + g) * (what `inj` injects at step *step + offset), on its cells
+//   inside the region: the injection's share of the second difference of the step that a fused
+//   imaging update leaves out (it correlates the update's own second difference)
+void launch_correlate_injection(const StepSpec& spec, ArrayRef image, ArrayRef u,
+                                const InjectionView& inj, const int* step, int offset, float scale,
+                                cudaStream_t s);
 //   field += (v dt)^2 / (1 + g) * volume (a volume source injected as a point source is)
 void launch_inject_volume(const StepSpec& spec, float* field, const float* vdt2, ArrayRef volume,
                           cudaStream_t s);

@@ -49,4 +49,18 @@ float stable_vdt2(const StepSpec& spec, double fraction);
 Timing time_update(const KernelVariant& variant, const StepSpec& spec, int steps, int repeats,
                    int warmup, bool zero_fields, const ExecContext& ctx);
 
+// What else a timed update does: the transposed launch (the adjoint's), and the imaging of a
+// migration at every step (docs/migration.md §3): fused into the update (the cross-correlation
+// alone, or with the illumination and the zero-lag image), or the separate passes of an engine
+// whose variant does not fuse (a copy of the oldest level before the update, a correlation
+// pass per field after it).
+enum class TimedImaging { kNone, kFusedCross, kFusedAll, kSeparateCross };
+struct UpdateTimingOptions {
+  bool zero_fields = false;
+  bool transposed = false;
+  TimedImaging imaging = TimedImaging::kNone;
+};
+Timing time_update(const KernelVariant& variant, const StepSpec& spec, int steps, int repeats,
+                   int warmup, const UpdateTimingOptions& options, const ExecContext& ctx);
+
 }  // namespace seisfd::cuda

@@ -6,6 +6,7 @@
 
 #include "kernels/cuda/aniso_naive.cuh"
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/imaging_fused.cuh"
 #include "kernels/cuda/register_helpers.hpp"
 #include "kernels/cuda/tuning.hpp"
 
@@ -98,9 +99,11 @@ __device__ __forceinline__ float tti_hz(const cuda::AnisoParams<R>& p, const Ani
 
 // kT: the transposed update (aniso_naive.cuh): stencils on u = X and w = Y, fp = H_0 X,
 // fq = H_z Y. Forward: u = p_cur, w = q_cur with the coupling weights.
-template <int R, bool kT>
+// kImage (transposed only): the imaging epilogue of an adjoint imaging step
+// (kernels/cuda/imaging_fused.cuh).
+template <int R, bool kT, bool kImage = false>
 __global__ void tti_update_kernel(cuda::AnisoParams<R> p, AnisoFields f, const float* u,
-                                  const float* w) {
+                                  const float* w, const FusedImaging im) {
   const int x = p.begin[2] + blockIdx.x * blockDim.x + threadIdx.x;
   const int y = p.begin[1] + blockIdx.y * blockDim.y + threadIdx.y;
   const int z = p.begin[0] + blockIdx.z * blockDim.z + threadIdx.z;
@@ -130,11 +133,12 @@ __global__ void tti_update_kernel(cuda::AnisoParams<R> p, AnisoFields f, const f
   const float qn = cuda::leapfrog(p.sponge, z, y, x, qc, f.q_prev[i], v, fq);
   f.p_next[i] = pn;
   f.q_next[i] = qn;
+  if constexpr (kImage) cuda::image_cell(im, i, v * fp, v * fq, pc);
 }
 
 template <int R, bool kT>
 void launch_tti(const StepSpec& s, const AnisoFields& f, const float* u, const float* w,
-                void* stream) {
+                const FusedImaging& im, void* stream) {
   const auto p = cuda::AnisoParams<R>::from(s);
   const auto st = static_cast<cudaStream_t>(stream);
   const dim3 block(32, 4, 2);
@@ -147,7 +151,10 @@ void launch_tti(const StepSpec& s, const AnisoFields& f, const float* u, const f
         <<<dim3((s.layout.nx + 31) / 32, (s.layout.ny + 7) / 8), b2, 0, st>>>(p, f);
     CUDA_CHECK_LAUNCH();
   }
-  tti_update_kernel<R, kT><<<cuda::region_grid(s, block), block, 0, st>>>(p, f, u, w);
+  if (kT && im.on())
+    tti_update_kernel<R, kT, kT><<<cuda::region_grid(s, block), block, 0, st>>>(p, f, u, w, im);
+  else
+    tti_update_kernel<R, kT><<<cuda::region_grid(s, block), block, 0, st>>>(p, f, u, w, im);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -156,7 +163,7 @@ template <int R>
 void launch_tti_naive(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   AnisoFields f = AnisoFields::from(a);
   for (int k = 0; k < 6; ++k) f.g[k] = a.scratch[k];
-  launch_tti<R, false>(s, f, f.p_cur, f.q_cur, ctx.stream);
+  launch_tti<R, false>(s, f, f.p_cur, f.q_cur, FusedImaging{}, ctx.stream);
 }
 
 // Transposed scratch: g = scratch[0..5] (of X and Y), X = scratch[6], Y = scratch[7].
@@ -167,7 +174,7 @@ void launch_tti_naive_transposed(const StepSpec& s, const UpdateArgs& a, const E
   cuda::launch_transposed_inputs(s, a, x, y, static_cast<cudaStream_t>(ctx.stream));
   AnisoFields f = AnisoFields::from(a);
   for (int k = 0; k < 6; ++k) f.g[k] = a.scratch[k];
-  launch_tti<R, true>(s, f, x, y, ctx.stream);
+  launch_tti<R, true>(s, f, x, y, a.imaging, ctx.stream);
 }
 
 }  // namespace
@@ -185,6 +192,7 @@ void register_tti_naive(std::vector<KernelVariant>& t) {
     v.transposed = &launch_tti_naive_transposed<R>;
     v.scratch_arrays = 6;             // g
     v.transposed_scratch_arrays = 8;  // g, X, Y
+    v.fuses_imaging = true;
     v.preference = cuda::tuning::kPreferenceAnisoNaive;
     t.push_back(v);
   });

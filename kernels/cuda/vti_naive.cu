@@ -8,6 +8,7 @@
 #include "kernels/cuda/aniso_naive.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/field_ops.hpp"
+#include "kernels/cuda/imaging_fused.cuh"
 #include "kernels/cuda/register_helpers.hpp"
 #include "kernels/cuda/tuning.hpp"
 
@@ -18,9 +19,11 @@ using cuda::AnisoFields;
 
 // kT: the transposed update (aniso_naive.cuh): the stencils act on u = X and w = Y, fp = H_0 X,
 // fq = H_z Y. Forward: u = p_cur, w = q_cur with the coupling weights.
-template <int R, bool kT>
+// kImage (transposed only): the imaging epilogue of an adjoint imaging step
+// (kernels/cuda/imaging_fused.cuh).
+template <int R, bool kT, bool kImage = false>
 __global__ void vti_naive_kernel(cuda::AnisoParams<R> p, AnisoFields f, const float* u,
-                                 const float* w) {
+                                 const float* w, const FusedImaging im) {
   const int x = p.begin[2] + blockIdx.x * blockDim.x + threadIdx.x;
   const int y = p.begin[1] + blockIdx.y * blockDim.y + threadIdx.y;
   const int z = p.begin[0] + blockIdx.z * blockDim.z + threadIdx.z;
@@ -48,6 +51,7 @@ __global__ void vti_naive_kernel(cuda::AnisoParams<R> p, AnisoFields f, const fl
   const float qn = cuda::leapfrog(p.sponge, z, y, x, qc, f.q_prev[i], v, fq);
   f.p_next[i] = pn;
   f.q_next[i] = qn;
+  if constexpr (kImage) cuda::image_cell(im, i, v * fp, v * fq, pc);
 }
 
 // The transposed update's pre-pass over the updated region: X = E p + D q, Y = D p + q.
@@ -71,7 +75,7 @@ void launch_vti_naive(const StepSpec& s, const UpdateArgs& a, const ExecContext&
   const dim3 block(32, 4, 2);
   vti_naive_kernel<R, false>
       <<<cuda::region_grid(s, block), block, 0, static_cast<cudaStream_t>(ctx.stream)>>>(
-          p, f, f.p_cur, f.q_cur);
+          p, f, f.p_cur, f.q_cur, a.imaging);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -85,7 +89,11 @@ void launch_vti_naive_transposed(const StepSpec& s, const UpdateArgs& a, const E
   const auto p = cuda::AnisoParams<R>::from(s);
   const AnisoFields f = AnisoFields::from(a);
   const dim3 block(32, 4, 2);
-  vti_naive_kernel<R, true><<<cuda::region_grid(s, block), block, 0, st>>>(p, f, x, y);
+  if (a.imaging.on())
+    vti_naive_kernel<R, true, true>
+        <<<cuda::region_grid(s, block), block, 0, st>>>(p, f, x, y, a.imaging);
+  else
+    vti_naive_kernel<R, true><<<cuda::region_grid(s, block), block, 0, st>>>(p, f, x, y, a.imaging);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -134,6 +142,7 @@ void register_vti_naive(std::vector<KernelVariant>& t) {
     v.transposed = &launch_vti_naive_transposed<R>;
     v.scratch_arrays = 0;
     v.transposed_scratch_arrays = 2;  // X, Y
+    v.fuses_imaging = true;
     v.preference = cuda::tuning::kPreferenceAnisoNaive;
     t.push_back(v);
   });

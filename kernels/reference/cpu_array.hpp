@@ -19,13 +19,16 @@ class CpuArray final : public CellArray {
     else
       v_.assign(static_cast<size_t>(n), T(0));
   }
-  int64_t size() const {
+  int64_t size() const override {
     return kind() == ArrayKind::kDeviceHalf ? static_cast<int64_t>(h_.size())
                                             : static_cast<int64_t>(v_.size());
   }
   T get(int64_t i) const {
     return kind() == ArrayKind::kDeviceHalf ? static_cast<T>(half_to_float(h_[i])) : v_[i];
   }
+  // The values in the engine's real type (not for half-precision arrays).
+  T* data() { return v_.data(); }
+  const T* data() const { return v_.data(); }
   void set(int64_t i, T x) {
     if (kind() == ArrayKind::kDeviceHalf)
       h_[i] = float_to_half(static_cast<float>(x));

@@ -1,5 +1,6 @@
 #include "kernels/reference/cpu_engine.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -219,6 +220,52 @@ template <class T>
 void CpuState<T>::write_boxes(FieldRef f, const std::vector<Box>& boxes,
                               const std::vector<double>& in) {
   write_boxes_as(f, boxes, in);
+}
+
+// The range [offset, offset + cells) of an array of this engine's, in T; throws where it is
+// not one (half precision, another engine's) or too short.
+template <class T, class A>
+auto array_range(A& a, int64_t offset, int64_t cells, const char* what) {
+  auto& arr = own_array<T>(a);
+  if (arr.kind() == ArrayKind::kDeviceHalf)
+    throw std::invalid_argument(std::string(what) + ": half-precision arrays are refused");
+  if (offset < 0 || offset + cells > arr.size())
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(cells) + " cells from " +
+                                std::to_string(offset) + " overrun an array of " +
+                                std::to_string(arr.size()));
+  return arr.data() + offset;
+}
+
+template <class T>
+void CpuState<T>::read_boxes(FieldRef f, const std::vector<Box>& boxes, CellArray& out,
+                             int64_t offset) const {
+  int64_t total = 0;
+  for (const Box& b : boxes) total += b.cells();
+  T* dst = array_range<T>(out, offset, total, "read_boxes");
+  const T* src = level(f).data();
+  const Layout& l = spec_.layout;
+  for (const Box& b : boxes) {
+    const int ny = b.hi[1] - b.lo[1], nx = b.hi[2] - b.lo[2];
+    for (int z = b.lo[0]; z < b.hi[0]; ++z)
+      for (int y = b.lo[1]; y < b.hi[1]; ++y) {
+        const T* row = src + l.idx(z, y, b.lo[2]);
+        std::copy(row, row + nx,
+                  dst + (static_cast<int64_t>(z - b.lo[0]) * ny + (y - b.lo[1])) * nx);
+      }
+    dst += b.cells();
+  }
+}
+
+template <class T>
+void CpuState<T>::write_boxes(FieldRef f, const std::vector<Box>& boxes, const CellArray& in,
+                              int64_t offset) {
+  int64_t total = 0;
+  for (const Box& b : boxes) total += b.cells();
+  const T* src = array_range<T>(in, offset, total, "write_boxes");
+  for (const Box& b : boxes) {
+    write_box(spec_.layout, level(f).data(), b, src);
+    src += b.cells();
+  }
 }
 
 // ---- engine

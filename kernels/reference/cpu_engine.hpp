@@ -44,6 +44,10 @@ class CpuState final : public WaveState {
                   std::vector<double>& out) const override;
   void write_boxes(FieldRef f, const std::vector<Box>& boxes,
                    const std::vector<double>& in) override;
+  void read_boxes(FieldRef f, const std::vector<Box>& boxes, CellArray& out,
+                  int64_t offset) const override;
+  void write_boxes(FieldRef f, const std::vector<Box>& boxes, const CellArray& in,
+                   int64_t offset) override;
   int element_bytes() const override { return sizeof(T); }
 
  private:
@@ -93,9 +97,11 @@ class CpuEngine final : public Engine {
   Diagnostics diagnostics(const WaveState& state) override;
 
   // Per-cell arrays and the operations of Born modelling and imaging (cpu_imaging.cpp).
-  std::unique_ptr<CellArray> make_array(ArrayKind kind) override;
+  using Engine::make_array;
+  std::unique_ptr<CellArray> make_array(ArrayKind kind, int64_t cells) override;
   void copy(const WaveState& s, FieldRef f, CellArray& out) override;
   void copy(const CellArray& in, WaveState& s, FieldRef f) override;
+  long long copy_async(const CellArray& from, CellArray& to) override;
   void second_difference(const WaveState& s, int field, const CellArray& older,
                          const CellArray* weight, double scale, CellArray& out) override;
   void correlate_second_difference(CellArray& image, const CellArray& a, const WaveState& s,

@@ -7,8 +7,8 @@
 namespace seisfd::reference {
 
 template <class T>
-std::unique_ptr<CellArray> CpuEngine<T>::make_array(ArrayKind kind) {
-  return std::make_unique<CpuArray<T>>(kind, spec_.layout.size());
+std::unique_ptr<CellArray> CpuEngine<T>::make_array(ArrayKind kind, int64_t cells) {
+  return std::make_unique<CpuArray<T>>(kind, cells);
 }
 
 template <class T>
@@ -28,6 +28,18 @@ void CpuEngine<T>::copy(const CellArray& in, WaveState& s, FieldRef f) {
   const auto& a = own_array<T>(in);
 #pragma omp parallel for schedule(static)
   for (int64_t i = 0; i < a.size(); ++i) lv[i] = a.get(i);
+}
+
+template <class T>
+long long CpuEngine<T>::copy_async(const CellArray& from, CellArray& to) {
+  const auto& a = own_array<T>(from);
+  auto& b = own_array<T>(to);
+  if (a.size() != b.size() ||
+      (a.kind() == ArrayKind::kDeviceHalf) != (b.kind() == ArrayKind::kDeviceHalf))
+    throw std::invalid_argument("copy_async: arrays of different size or precision");
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < a.size(); ++i) b.set(i, a.get(i));
+  return 0;
 }
 
 template <class T>
@@ -90,9 +102,10 @@ void CpuEngine<T>::correlate(CellArray& image, const CellArray& a, const WaveSta
 }
 
 #define SEISFD_CPU_IMAGING(T)                                                                     \
-  template std::unique_ptr<CellArray> CpuEngine<T>::make_array(ArrayKind);                        \
+  template std::unique_ptr<CellArray> CpuEngine<T>::make_array(ArrayKind, int64_t);               \
   template void CpuEngine<T>::copy(const WaveState&, FieldRef, CellArray&);                       \
   template void CpuEngine<T>::copy(const CellArray&, WaveState&, FieldRef);                       \
+  template long long CpuEngine<T>::copy_async(const CellArray&, CellArray&);                      \
   template void CpuEngine<T>::second_difference(const WaveState&, int, const CellArray&,          \
                                                 const CellArray*, double, CellArray&);            \
   template void CpuEngine<T>::correlate_second_difference(                                        \
