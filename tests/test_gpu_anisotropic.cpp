@@ -222,6 +222,7 @@ struct GpuDotCase {
   Physics kind;
   int order;
   bool free_surface;  // sponge + free surface, else no boundary
+  const char* technique = "naive";
 };
 
 class GpuAnisoAdjoint : public ::testing::TestWithParam<GpuDotCase> {};
@@ -247,7 +248,7 @@ TEST_P(GpuAnisoAdjoint, DotTestAndMatchesCpuAdjoint) {
   for (auto& x : sv) x = g(rng);
   for (auto& x : noise) x = g(rng);
   const std::string name =
-      std::string(to_string(dc.kind)) + "/o" + std::to_string(dc.order) + "/naive";
+      std::string(to_string(dc.kind)) + "/o" + std::to_string(dc.order) + "/" + dc.technique;
   // One engine for the forward and both adjoints.
   auto gpu = make_cuda_engine(p.spec, m, p.dt, test::variant(name));
   const auto Fs = apply_forward(*gpu, S, sv, R, nt);
@@ -280,10 +281,14 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(GpuDotCase{Physics::kVti, 4, false}, GpuDotCase{Physics::kVti, 8, true},
                       GpuDotCase{Physics::kVti, 16, false}, GpuDotCase{Physics::kTti, 4, true},
                       GpuDotCase{Physics::kTti, 8, false}, GpuDotCase{Physics::kTti, 8, true},
-                      GpuDotCase{Physics::kTti, 16, true}),
+                      GpuDotCase{Physics::kTti, 16, true},
+                      GpuDotCase{Physics::kVti, 4, true, "smem_regqueue"},
+                      GpuDotCase{Physics::kVti, 8, true, "smem_regqueue"},
+                      GpuDotCase{Physics::kVti, 8, false, "smem_regqueue"},
+                      GpuDotCase{Physics::kVti, 16, true, "smem_regqueue"}),
     [](const auto& i) {
       return std::string(to_string(i.param.kind)) + "_o" + std::to_string(i.param.order) +
-             (i.param.free_surface ? "_freesurf" : "_none");
+             (i.param.free_surface ? "_freesurf" : "_none") + "_" + i.param.technique;
     });
 
 // The CUDA engine refuses TTI with CPML, and the adjoint with CPML, like the CPU engine.

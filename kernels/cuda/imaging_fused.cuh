@@ -33,15 +33,15 @@ __device__ __forceinline__ void image_cell(const FusedImaging& im, int64_t i, fl
   if (im.zl) im.zl[i] += im.k * u0 * cur0;
 }
 
-// Four cells i .. i + 3 (i a multiple of 4, the z-marching kernels' float4), one field.
-__device__ __forceinline__ float4 imaging_u4(const FusedImaging& im, int64_t i) {
+// Four cells i .. i + 3 (i a multiple of 4, the z-marching kernels' float4) of field f.
+__device__ __forceinline__ float4 imaging_u4(const FusedImaging& im, int64_t i, int f = 0) {
   if (im.u_half) {
-    const uint2 r = *reinterpret_cast<const uint2*>(static_cast<const __half*>(im.u[0]) + i);
+    const uint2 r = *reinterpret_cast<const uint2*>(static_cast<const __half*>(im.u[f]) + i);
     const float2 a = __half22float2(*reinterpret_cast<const __half2*>(&r.x));
     const float2 b = __half22float2(*reinterpret_cast<const __half2*>(&r.y));
     return make_float4(a.x, a.y, b.x, b.y);
   }
-  return *reinterpret_cast<const float4*>(static_cast<const float*>(im.u[0]) + i);
+  return *reinterpret_cast<const float4*>(static_cast<const float*>(im.u[f]) + i);
 }
 
 // img[i + l] += s * a_l for the lanes of mask (one 16-byte read and write when all four are).
@@ -59,14 +59,21 @@ __device__ __forceinline__ void accumulate4(float* img, int64_t i, float s, cons
   }
 }
 
-// The acoustic epilogue of four cells: d2 their second differences, cur their current level.
+// The epilogue of four cells: d2 (and d2q, the second field's, with two) their second
+// differences, cur their current level of p.
 __device__ __forceinline__ void image4(const FusedImaging& im, int64_t i, const float (&d2)[4],
-                                       const float4& cur, int mask) {
+                                       const float4& cur, int mask,
+                                       const float (*d2q)[4] = nullptr) {
   const float4 u = imaging_u4(im, i);
   float a[4];
   if (im.cc) {
 #pragma unroll
     for (int l = 0; l < 4; ++l) a[l] = lane(u, l) * d2[l];
+    if (d2q) {
+      const float4 uq = imaging_u4(im, i, 1);
+#pragma unroll
+      for (int l = 0; l < 4; ++l) a[l] += lane(uq, l) * (*d2q)[l];
+    }
     accumulate4(im.cc, i, im.cc_scale, a, mask);
   }
   if (im.il) {

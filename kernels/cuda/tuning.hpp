@@ -19,8 +19,10 @@ inline constexpr int kPreferenceClusterDsmem = 30;
 inline constexpr int kPreferenceTmaRing = 40;
 inline constexpr int kPreferenceNaive = 50;
 inline constexpr int kPreferenceSmemTile = 60;
-// vti/tti: naive is the only technique (H100, order 8: VTI 51.5, TTI 9.8 Gcells/s).
+// vti/tti: naive (H100, order 8: VTI 51.5, TTI 9.8 Gcells/s); the VTI z-marching kernel ahead
+// of it until measured (bench/NOTES.md).
 inline constexpr int kPreferenceAnisoNaive = 50;
+inline constexpr int kPreferenceVtiSmemRegqueue = 20;
 
 // ---- smem_regqueue (kernels/cuda/acoustic_smem_regqueue.cuh) -------------------------------
 // Staged: the plane loads go through registers, issued Ahead steps before the step that uses
