@@ -291,6 +291,59 @@ INSTANTIATE_TEST_SUITE_P(
              (i.param.free_surface ? "_freesurf" : "_none") + "_" + i.param.technique;
     });
 
+// The transposed launch of every fast anisotropic variant against the naive variant's on odd
+// shapes (several x tiles and y tiles, z chunks, sponge and free surface, none): F* of the same
+// data through each, the CPU's fp64 adjoint as the judge of both.
+class GpuAnisoTransposedShapes : public ::testing::TestWithParam<std::string> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuAnisoTransposedShapes);
+
+TEST_P(GpuAnisoTransposedShapes, MatchesTheCpuAdjoint) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  struct Shape {
+    int nx, ny, nz;
+    BoundaryConfig b;
+  };
+  for (const Shape& sh : {Shape{71, 37, 23, test::sponge(5, true)},
+                          Shape{45, 19, 41, test::no_boundary()},
+                          Shape{29, 53, 17, test::sponge(7)}}) {
+    SCOPED_TRACE(std::to_string(sh.nx) + "x" + std::to_string(sh.ny) + "x" + std::to_string(sh.nz));
+    auto p = test::homogeneous(test::cube_grid(sh.nx, sh.ny, sh.nz, 10.0), sh.b, v->order, 2000.0,
+                               0.9);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    for (auto& x : p.velocity) x = static_cast<float>(1500.0 + 1500.0 * u(rng));
+    const Medium m = test::make_aniso_model(p, test::smooth_random_case(v->physics, rng));
+    p.dt = 0.9 * stability_limit(3000.0 * std::sqrt(1.6), v->order / 2, p.spec.h);
+    const int nt = 80;
+    const auto S = make_points(p.grid, p.spec, {{100.3, 83.7, 40.2}}, PointInterp::kSinc,
+                               PointRole::kSource);
+    const auto Rp = make_points(p.grid, p.spec, {{5.5, 10.0, 0.0}, {150.0, 90.0, 80.0}},
+                                PointInterp::kSinc, PointRole::kReceiver);
+    std::normal_distribution<double> g(0.0, 1.0);
+    std::vector<double> d(2 * static_cast<size_t>(nt));
+    for (auto& x : d) x = g(rng);
+    auto gpu = make_cuda_engine(p.spec, m, p.dt, test::variant(v->name));
+    reference::CpuEngine<double> cpu(p.spec, m, p.dt);
+    const double err =
+        test::rel_l2(apply_adjoint(*gpu, Rp, d, S, nt), apply_adjoint(cpu, Rp, d, S, nt));
+    std::printf("[gpu-aniso-transposed] %-22s %3dx%3dx%3d F*(d) vs cpu fp64 %.2e\n",
+                v->name.c_str(), sh.nx, sh.ny, sh.nz, err);
+    EXPECT_LE(err, tol::kCpuGpuL2);
+  }
+}
+
+std::vector<std::string> fast_aniso_names() {
+  std::vector<std::string> n;
+  for (const auto& v : kernel_registry())
+    if (anisotropic(v.physics) && v.technique != "naive" && v.transposed) n.push_back(v.name);
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoTransposedShapes, ::testing::ValuesIn(fast_aniso_names()),
+                         test::VariantTestName());
+
 // The CUDA engine refuses TTI with CPML, and the adjoint with CPML, like the CPU engine.
 TEST(GpuAnisoCpmlRefusals, TtiAndAdjoint) {
   SEISFD_REQUIRE_DEVICE_OR_SKIP();

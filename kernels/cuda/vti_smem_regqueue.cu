@@ -264,6 +264,190 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
   }
 }
 
+// The transposed update with a ring of planes: the tile arrays of each plane (p, q, E, D with the
+// x/y halo) are loaded once, R + 1 planes ahead of the output plane, and give at once X = E p +
+// D q on the tile (kept in the ring until the plane is output), p and q at the own cells (kept
+// likewise, for the leapfrog) and Y = D p + q at the own cells (the queue's newest plane, through
+// a double buffer). Each array is read once a plane, as in the forward launch.
+template <int R>
+struct VtiRing {
+  using S = VtiShape<R>;
+  static constexpr int kPlanes = R + 2;  // output plane .. newest, and the one being written
+  float x[kPlanes][S::kH][S::kW];
+  float p[kPlanes][S::kTY][S::kTX];
+  float q[kPlanes][S::kTY][S::kTX];
+  float y[2][S::kTY][S::kTX];
+};
+
+template <int R, bool kImage>
+__global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks)
+    vti_ring_transposed_kernel(const VtiParams<R> p, const VtiFields f, const FusedImaging im) {
+  using S = VtiShape<R>;
+  using Ring = VtiRing<R>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  Ring& ring = *reinterpret_cast<Ring*>(smem_raw);
+
+  const int t = threadIdx.x;
+  const int tx = t % S::kTX4, ty = t / S::kTX4;
+  const int bx = blockIdx.x % p.tiles_x, by = blockIdx.x / p.tiles_x;
+  const int x0 = p.x_base + bx * S::kTX;
+  const int y0 = p.begin[1] + by * S::kTY;
+  const int zb = p.begin[0] + blockIdx.y * p.zchunk;
+  const int ze = min(zb + p.zchunk, p.end[0]);
+  const int64_t sz = p.l.sz;
+  const int sy = static_cast<int>(p.l.sy);
+
+  const int gx = x0 + 4 * tx, gy = y0 + ty;
+  const bool own_ok = gy < p.l.ny && gx < p.l.nx;
+  const int own = gy * sy + gx;
+  int mask = 0;
+#pragma unroll
+  for (int l = 0; l < 4; ++l)
+    if (gy < p.end[1] && gx + l >= p.begin[2] && gx + l < p.end[2]) mask |= 1 << l;
+
+  // The tile slots this thread loads, and where a slot falls in the own region (-1: halo).
+  int rsm[S::kSlots], roff[S::kSlots], rown[S::kSlots];
+  bool rin[S::kSlots], rok[S::kSlots];
+#pragma unroll
+  for (int s = 0; s < S::kSlots; ++s) {
+    const int j = t + s * S::kThreads;
+    const int row = j / S::kW4, col = j % S::kW4;
+    const int hy = y0 - R + row, hx = x0 - S::kRP + 4 * col;
+    rin[s] = j < S::kRect4;
+    rok[s] = rin[s] && hy >= 0 && hy < p.l.ny && hx >= 0 && hx < p.l.nx;
+    rsm[s] = row * S::kW + 4 * col;
+    roff[s] = rok[s] ? hy * sy + hx : 0;
+    const int orow = row - R, ocol = 4 * col - S::kRP;
+    rown[s] = rin[s] && orow >= 0 && orow < S::kTY && ocol >= 0 && ocol < S::kTX
+                  ? orow * S::kTX + ocol
+                  : -1;
+  }
+
+  float gxy[4] = {0, 0, 0, 0};
+  if (p.sponge.on) {
+    const float g_y = cuda::sponge_axis(p.sponge, 1, gy);
+#pragma unroll
+    for (int l = 0; l < 4; ++l) gxy[l] = g_y + cuda::sponge_axis(p.sponge, 2, gx + l);
+  }
+  const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
+  const float4 one = make_float4(1.f, 1.f, 1.f, 1.f);
+
+  // Loads of one plane's tile arrays into registers, and their store into ring slot k (and the
+  // Y buffer yb).
+  struct Loaded {
+    float4 p, q, e, d;
+  };
+  auto load = [&](int z, Loaded (&out)[S::kSlots]) {
+    const int64_t pl = static_cast<int64_t>(z) * sz;
+#pragma unroll
+    for (int s = 0; s < S::kSlots; ++s) {
+      if (rok[s]) {
+        const int64_t at = pl + roff[s];
+        out[s] = {cuda::ld_ro4(f.p_cur + at), cuda::ld_ro4(f.q_cur + at), cuda::ld_ro4(f.E + at),
+                  cuda::ld_ro4(f.D + at)};
+      } else {
+        out[s] = {zero, zero, zero, zero};
+      }
+    }
+  };
+  auto put = [&](const Loaded (&in)[S::kSlots], int k, int yb) {
+#pragma unroll
+    for (int s = 0; s < S::kSlots; ++s) {
+      if (!rin[s]) continue;
+      const Loaded& v = in[s];
+      *reinterpret_cast<float4*>(&ring.x[k][0][0] + rsm[s]) = fma4(v.e, v.p, v.d, v.q);
+      if (rown[s] >= 0) {
+        *reinterpret_cast<float4*>(&ring.p[k][0][0] + rown[s]) = v.p;
+        *reinterpret_cast<float4*>(&ring.q[k][0][0] + rown[s]) = v.q;
+        *reinterpret_cast<float4*>(&ring.y[yb][0][0] + rown[s]) = fma4(v.d, v.p, one, v.q);
+      }
+    }
+  };
+
+  // Warm-up: the queue's planes below the first one loaded into the ring (zb - R .. zb - 1, the
+  // mirror planes above a free surface among them) straight from memory; the ring's planes zb ..
+  // zb + R through it.
+  float4 Q[2 * R + 1];
+#pragma unroll
+  for (int i = 0; i < R; ++i) Q[i] = own_ok ? queue_value<R, true>(p, f, zb - R + i, own) : zero;
+#pragma unroll
+  for (int i = 0; i <= R; ++i) {
+    Loaded v[S::kSlots];
+    load(zb + i, v);
+    put(v, i, 0);
+    __syncthreads();
+    if (i < R) Q[R + i] = *reinterpret_cast<const float4*>(&ring.y[0][ty][4 * tx]);
+    __syncthreads();
+  }
+  // Y of plane zb + R is in buffer 0; plane zb + R + i + 1 goes to buffer (i + 1) % 2.
+
+  int k = 0;   // ring slot of the output plane
+  int yb = 0;  // Y buffer of plane z + R
+  for (int z = zb; z < ze; ++z) {
+    const bool more = z + 1 < ze;
+    const int64_t at = static_cast<int64_t>(z) * sz + own;
+    float4 pp = zero, qp = zero, vv = zero;
+    if (own_ok) {
+      pp = cuda::ld_stream4(f.p_prev + at);
+      qp = cuda::ld_stream4(f.q_prev + at);
+      vv = cuda::ld_ro4(f.vdt2 + at);
+    }
+    Loaded hn[S::kSlots];
+    if (more) load(z + R + 1, hn);
+    Q[2 * R] = *reinterpret_cast<const float4*>(&ring.y[yb][ty][4 * tx]);
+
+    const float* centre = &ring.x[k][ty + R][S::kRP + 4 * tx];
+    const float4 c = *reinterpret_cast<const float4*>(centre);
+    float xs[4 + 2 * S::kRP];
+#pragma unroll
+    for (int j = 0; j < (4 + 2 * S::kRP) / 4; ++j) {
+      const float4 v = *reinterpret_cast<const float4*>(centre - S::kRP + 4 * j);
+#pragma unroll
+      for (int l = 0; l < 4; ++l) xs[4 * j + l] = lane(v, l);
+    }
+    float h0[4], hz[4];
+#pragma unroll
+    for (int l = 0; l < 4; ++l) h0[l] = hz[l] = 0.0f;
+#pragma unroll
+    for (int kk = 1; kk <= R; ++kk) {
+      const float4 up = *reinterpret_cast<const float4*>(centre + kk * S::kW);
+      const float4 dn = *reinterpret_cast<const float4*>(centre - kk * S::kW);
+#pragma unroll
+      for (int l = 0; l < 4; ++l) {
+        const float cl = lane(c, l), ql = lane(Q[R], l);
+        h0[l] += p.wx[kk] * (xs[S::kRP + l + kk] - 2.0f * cl + xs[S::kRP + l - kk]);
+        h0[l] += p.wy[kk] * (lane(up, l) - 2.0f * cl + lane(dn, l));
+        hz[l] += p.wz[kk] * (lane(Q[R + kk], l) - 2.0f * ql + lane(Q[R - kk], l));
+      }
+    }
+    if (mask) {
+      const float gz = p.sponge.on ? cuda::sponge_axis(p.sponge, 0, z) : 0.0f;
+      const float4 pc = *reinterpret_cast<const float4*>(&ring.p[k][ty][4 * tx]);
+      const float4 qc = *reinterpret_cast<const float4*>(&ring.q[k][ty][4 * tx]);
+      float4 pn, qn;
+      float d2p[4], d2q[4];
+#pragma unroll
+      for (int l = 0; l < 4; ++l) {
+        const float v = lane(vv, l);
+        d2p[l] = v * h0[l];
+        d2q[l] = v * hz[l];
+        lane(pn, l) = cuda::leapfrog(p.sponge.on, gz + gxy[l], lane(pc, l), lane(pp, l), v, h0[l]);
+        lane(qn, l) = cuda::leapfrog(p.sponge.on, gz + gxy[l], lane(qc, l), lane(qp, l), v, hz[l]);
+      }
+      cuda::store4(f.p_next + at, pn, mask);
+      cuda::store4(f.q_next + at, qn, mask);
+      if constexpr (kImage) cuda::image4(im, at, d2p, pc, mask, &d2q);
+    }
+    // Plane z + R + 1 into the slot after the newest (not the output plane's, not read here).
+    if (more) put(hn, k + R + 1 >= Ring::kPlanes ? k + R + 1 - Ring::kPlanes : k + R + 1, yb ^ 1);
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < 2 * R; ++i) Q[i] = Q[i + 1];
+    k = k + 1 == Ring::kPlanes ? 0 : k + 1;
+    yb ^= 1;
+  }
+}
+
 template <int R, bool kT>
 void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   using S = VtiShape<R>;
@@ -294,20 +478,22 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
     for (int k = 1; k <= R; ++k) c[ax][k] = static_cast<float>(w[k] / (s.h[ax] * s.h[ax]));
   }
   p.sponge = cuda::SpongeParams::from(s);
-  bool image = false;
-  const void* kernel = reinterpret_cast<const void*>(&vti_smem_regqueue_kernel<R, kT, false>);
+  const void* kernel = reinterpret_cast<const void*>(&vti_smem_regqueue_kernel<R, false, false>);
+  size_t smem = 0;
   if constexpr (kT) {
-    image = a.imaging.on();
-    if (image) kernel = reinterpret_cast<const void*>(&vti_smem_regqueue_kernel<R, true, true>);
+    smem = sizeof(VtiRing<R>);
+    kernel = a.imaging.on() ? reinterpret_cast<const void*>(&vti_ring_transposed_kernel<R, true>)
+                            : reinterpret_cast<const void*>(&vti_ring_transposed_kernel<R, false>);
   }
-  // Warm-up of a chunk: the 2R queue planes (a quarter of a step's traffic each, Y three arrays).
-  const int slots = cuda::resident_blocks(ctx.device, kernel, S::kThreads, 0);
-  p.zchunk = cuda::plan_z_chunk(p.tiles_x * tiles_y, nzu, slots, 0.25 * 2 * R + 1);
+  // Warm-up of a chunk: the 2R queue planes (a quarter of a step's traffic each); transposed, R
+  // planes of four arrays and R of three.
+  const int slots = cuda::resident_blocks(ctx.device, kernel, S::kThreads, smem);
+  p.zchunk = cuda::plan_z_chunk(p.tiles_x * tiles_y, nzu, slots, (kT ? 1.75 : 0.5) * R + 1);
   const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
   const auto st = static_cast<cudaStream_t>(ctx.stream);
   FusedImaging im = a.imaging;
   void* args[] = {&p, const_cast<VtiFields*>(&f), &im};
-  CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), args, 0, st));
+  CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), args, smem, st));
   CUDA_CHECK_LAUNCH();
 }
 
