@@ -23,6 +23,9 @@
 #              forward and backward seconds of the shot (with BASELINE: acoustic store and
 #              boundary, TTI store of the baseline tree too); RTM_EQ picks the physics,
 #              RTM_KINDS the strategies, RTM_STEPS the steps (2000)
+#   diag       whole runs of configs/bench_512_o8.toml (1000 steps, diagnostics every 10 steps) for
+#              DIAG_PHYSICS (default vti) with DIAG_VARIANT (default smem_regqueue), alternating
+#              BASELINE and this tree twice: what fusing the diagnostics into the update saves
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (scripts/plot_image.py draws them elsewhere)
@@ -293,6 +296,28 @@ step_rtm_salt() {
   done
 }
 
+step_diag() {
+  build
+  log "diagnostics in whole runs: 512^3 o8, 1000 steps, every 10 steps"
+  local cfg=configs/bench_512_o8.toml dt dur trees="new"
+  dt=$($B/app/seisfd check $cfg 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
+  dur=$(python3 -c "print(${dt} * 1000)")
+  [ -n "${BASELINE:-}" ] && trees="baseline new"
+  for rep in 1 2; do
+    for tree in $trees; do
+      local bin=$B/app/seisfd
+      [ $tree = baseline ] && bin=build/baseline/app/seisfd
+      for ph in ${DIAG_PHYSICS:-vti}; do
+        $bin run $cfg --backend cuda --quiet --overwrite --set output.directory=\"/tmp/diag\" \
+          --set time.duration=$dur --set physics.equation=\"$ph\" \
+          --set kernel.variant=\"${DIAG_VARIANT:-smem_regqueue}\" \
+          --set kernel.diagnostics_interval=10 > /tmp/run.log 2>&1 || tail -3 /tmp/run.log | tee -a "$S"
+        report "$tree $ph diag/10 (run $rep)" /tmp/diag/report.json
+      done
+    done
+  done
+}
+
 step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds what dominates)
   build
   log "profile-salt: one shot of configs/rtm_salt.toml, run and migrate"
@@ -332,6 +357,7 @@ for s in "$@"; do
     imaging) step_imaging ;;
     rtm-salt) step_rtm_salt ;;
     profile-salt) step_profile_salt ;;
+    diag) step_diag ;;
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done

@@ -23,6 +23,8 @@
 #include <vector>
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/diag_reduce.cuh"
+#include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda/imaging_fused.cuh"
 #include "kernels/cuda/register_helpers.hpp"
 #include "kernels/cuda/stencil_common.cuh"
@@ -108,9 +110,12 @@ __device__ __forceinline__ float4 queue_value(const VtiParams<R>& p, const VtiFi
   }
 }
 
-template <int R, bool kT, bool kImage>
+// kDiag (forward): the diagnostics of p's current level reduced into acc on the way (the tile
+// holds it): no extra bytes, one block reduction at the end.
+template <int R, bool kT, bool kImage, bool kDiag = false>
 __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks)
-    vti_smem_regqueue_kernel(const VtiParams<R> p, const VtiFields f, const FusedImaging im) {
+    vti_smem_regqueue_kernel(const VtiParams<R> p, const VtiFields f, const FusedImaging im,
+                             cuda::DiagAccum* acc) {
   using S = VtiShape<R>;
   __shared__ __align__(16) float tile[2][S::kH][S::kW];
 
@@ -171,6 +176,7 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
   }
   __syncthreads();
 
+  cuda::DiagPartial diag;
   int buf = 0;
   for (int z = zb; z < ze; ++z) {
     const bool more = z + 1 < ze;
@@ -248,6 +254,7 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
       cuda::store4(f.p_next + at, pn, mask);
       cuda::store4(f.q_next + at, qn, mask);
       if constexpr (kImage) cuda::image4(im, at, d2p, pc, mask, &d2q);
+      if constexpr (kDiag) diag.add4(pc, mask, at, acc);
     }
 
     if (more) {
@@ -262,6 +269,7 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
     nq = nnq;
     buf ^= 1;
   }
+  if constexpr (kDiag) cuda::block_commit<S::kThreads>(diag, acc);
 }
 
 // The transposed update with a ring of planes: the tile arrays of each plane (p, q, E, D with the
@@ -479,8 +487,14 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   }
   p.sponge = cuda::SpongeParams::from(s);
   const void* kernel = reinterpret_cast<const void*>(&vti_smem_regqueue_kernel<R, false, false>);
+  cuda::DiagAccum* acc = a.diag;
   size_t smem = 0;
-  if constexpr (kT) {
+  if constexpr (!kT) {
+    if (acc)
+      kernel = reinterpret_cast<const void*>(&vti_smem_regqueue_kernel<R, false, false, true>);
+  } else {
+    // The ring kernel reduces nothing: the diagnostics of this step's p by the separate kernel.
+    if (acc) cuda::launch_diagnostics(f.p_cur, s, acc, static_cast<cudaStream_t>(ctx.stream));
     smem = sizeof(VtiRing<R>);
     kernel = a.imaging.on() ? reinterpret_cast<const void*>(&vti_ring_transposed_kernel<R, true>)
                             : reinterpret_cast<const void*>(&vti_ring_transposed_kernel<R, false>);
@@ -492,8 +506,9 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
   const auto st = static_cast<cudaStream_t>(ctx.stream);
   FusedImaging im = a.imaging;
-  void* args[] = {&p, const_cast<VtiFields*>(&f), &im};
-  CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), args, smem, st));
+  void* args_fwd[] = {&p, const_cast<VtiFields*>(&f), &im, &acc};
+  void* args_t[] = {&p, const_cast<VtiFields*>(&f), &im};
+  CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), kT ? args_t : args_fwd, smem, st));
   CUDA_CHECK_LAUNCH();
 }
 
@@ -517,6 +532,7 @@ void register_vti_smem_regqueue(std::vector<KernelVariant>& t) {
     v.forward = &launch<R, false>;
     v.transposed = &launch<R, true>;
     v.fuses_imaging = true;
+    v.fuses_diagnostics = true;  // forward; the transposed launch runs the separate reduction
     v.preference = cuda::tuning::kPreferenceVtiSmemRegqueue;
     t.push_back(v);
   });
