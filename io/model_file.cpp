@@ -1,8 +1,11 @@
 #include "io/model_file.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "io/error.hpp"
+#include "io/files.hpp"
 #include "io/h5.hpp"
 
 namespace seisfd::io {
@@ -68,6 +71,52 @@ std::vector<float> read_volume(const std::string& path, const std::string& datas
     if (what.rfind(kKey, 0) == 0) throw;
     throw IoError(std::string(kKey) + "reading " + where + ": " + what);
   }
+}
+
+void write_model_file(const std::string& path, const ModelGeometry& g,
+                      const std::vector<ModelField>& fields) {
+  h5::silence_errors();
+  const auto fail = [&](const std::string& what) {
+    throw IoError("model '" + path + "': " + what);
+  };
+  if (g.nz <= 0 || g.ny <= 0 || g.nx <= 0) fail("shape must be positive");
+  for (int a = 0; a < 3; ++a) {
+    if (!(g.spacing[a] > 0) || !std::isfinite(g.spacing[a])) fail("spacing must be positive");
+    if (!std::isfinite(g.origin[a])) fail("origin must be finite");
+  }
+  if (fields.empty()) fail("no field to write");
+  std::vector<std::string> names;
+  for (const ModelField& f : fields) {
+    const bool plain = !f.name.empty() && std::all_of(f.name.begin(), f.name.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    });
+    if (!plain || f.data == nullptr) fail("invalid field '" + f.name + "'");
+    names.push_back(f.name);
+  }
+  const std::string partial = path + ".partial";
+  try {
+    h5::File file{H5_CHECK(H5Fcreate(partial.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT))};
+    const hid_t root = file.get();
+    h5::write_attribute(root, "format", std::string("seisfd-model-1"));
+    h5::write_attribute(root, "spacing", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, g.spacing.data(), {3});
+    h5::write_attribute(root, "origin", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, g.origin.data(), {3});
+    h5::write_attribute(root, "axis_order", std::string("z,y,x"));
+    h5::write_attribute(root, "complete", 0);
+    const h5::Dataspace space = h5::make_space({hsize_t(g.nz), hsize_t(g.ny), hsize_t(g.nx)});
+    for (const ModelField& f : fields) {
+      h5::Dataset d{H5_CHECK(H5Dcreate2(root, f.name.c_str(), H5T_IEEE_F32LE, space.get(),
+                                        H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))};
+      H5_CHECK(H5Dwrite(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, f.data));
+      h5::write_attribute(d.get(), "units", f.units);
+    }
+    h5::write_attribute(root, "complete", 1);
+    H5_CHECK(file.close());
+  } catch (const IoError& e) {
+    throw IoError("model '" + partial + "': " + e.what());
+  }
+  detail::rename_file(partial, path);
+  write_model_xdmf(std::filesystem::path(path).replace_extension(".xmf").string(),
+                   std::filesystem::path(path).filename().string(), g, names);
 }
 
 void write_volume(const std::string& path, const std::string& dataset,

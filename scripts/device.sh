@@ -28,7 +28,7 @@
 #              BASELINE and this tree twice: what fusing the diagnostics into the update saves
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
-#              sections of the images as .npz (scripts/plot_image.py draws them elsewhere)
+#              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
 # With BASELINE=DIR (a source tree of an earlier commit, e.g. from `git archive`), `bench` and
 # `runs` build and run it too, alternating old and new on the same device in the same call.
 # Logs go to $OUT (summary.txt first), bench CSV/JSON into $OUT/results_<time>.tgz; the last lines
@@ -291,7 +291,8 @@ step_rtm_salt() {
     rtm_report "salt $eq run" /tmp/salt_data_$eq/report.json
     rtm_report "salt $eq migrate" /tmp/salt_img_$eq/report.json
     cp /tmp/salt_img_$eq/report.json "$OUT/results/rtm_salt_${eq}_migrate.json"
-    python3 scripts/plot_image.py /tmp/salt_img_$eq/image.h5 "$OUT/results/rtm_salt_$eq.npz" 2>&1 |
+    PYTHONPATH=python${PYTHONPATH:+:$PYTHONPATH} python3 -m seisfd image /tmp/salt_img_$eq/image.h5 \
+      -o "$OUT/results/rtm_salt_$eq.npz" 2>&1 |
       tail -2 | tee -a "$S"
   done
 }

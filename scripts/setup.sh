@@ -4,6 +4,8 @@
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build pkg-config libhdf5-dev libcli11-dev libtomlplusplus-dev
       nlohmann-json3-dev libgtest-dev)
+# The Python package and its tests (python/), run by Debian's python3.
+pkgs+=(python3 python3-h5py python3-numpy python3-matplotlib python3-pytest python3-segyio)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -320,6 +320,7 @@ std::string config_to_toml(const RunConfig& c) {
   } else {
     o << "# sample_interval: not set; dt\n";
   }
+  o << "model = " << toml_bool(out.model) << "\n";
   const SnapshotConfig& snap = out.snapshots;
   o << "\n[output.snapshots]\nenabled = " << toml_bool(snap.enabled) << "\n";
   if (snap.interval > 0) o << "interval = " << toml_float(snap.interval) << "\n";
@@ -426,6 +427,7 @@ std::string config_to_json(const RunConfig& c) {
   j["output"] = {{"directory", c.output.directory},
                  {"gathers", c.output.gathers && have_receivers},
                  {"sample_interval", opt(c.output.sample_interval)},
+                 {"model", c.output.model},
                  {"snapshots",
                   {{"enabled", snap.enabled},
                    {"interval", snap.interval > 0 ? Json(snap.interval) : Json(nullptr)},

@@ -195,6 +195,7 @@ struct OutputConfig {
   std::optional<double>
       sample_interval;  // s; gather sampling (default dt); dt is rounded so it divides evenly
   SnapshotConfig snapshots;
+  bool model = false;  // write model.h5 + model.xmf: the model the run used
 };
 
 enum class Backend { kAuto, kCpu, kCuda };

@@ -113,7 +113,7 @@ BoundaryConfig read_boundary(const Section& s) {
 }
 
 OutputConfig read_output(const Section& s, bool have_receivers) {
-  s.check_known({"directory", "gathers", "sample_interval", "snapshots"});
+  s.check_known({"directory", "gathers", "sample_interval", "snapshots", "model"});
   OutputConfig o;
   o.directory = s.get_string("directory").value_or(o.directory);
   const auto gathers = s.get_bool("gathers");
@@ -122,6 +122,7 @@ OutputConfig read_output(const Section& s, bool have_receivers) {
   o.gathers = have_receivers && gathers.value_or(true);
   o.sample_interval = s.get_positive("sample_interval");
   if (const auto snapshots = s.get_table("snapshots")) o.snapshots = read_snapshots(*snapshots);
+  o.model = s.get_bool("model").value_or(o.model);
   return o;
 }
 

@@ -271,6 +271,9 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
                    sec);
   }
   gw.finish();
+  std::vector<std::string> outputs{gathers_path};
+  if (config.output.model)
+    for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
   s.backend = to_string(ec.backend);
   s.device = ec.device;
   s.kernel = e.name();
@@ -289,7 +292,7 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
                          "computational grid incl. absorbing layers and halo; "
                          "the background and the scattered field count"}};
   rep["warnings"] = plan.warnings;
-  rep["outputs"] = {gathers_path};
+  rep["outputs"] = outputs;
   io::write_text_atomic((fs::path(dir) / "report.json").string(), rep.dump(2) + "\n");
   return s;
 }
@@ -430,6 +433,9 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
   writer.write_illumination(il_f.data());
   writer.set_shots(n);
   writer.finish();
+  std::vector<std::string> outputs{image_path, (fs::path(dir) / "image.xmf").string()};
+  if (config.output.model)
+    for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
 
   s.backend = to_string(ec.backend);
   s.device = ec.device;
@@ -468,7 +474,7 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
                          "computational grid incl. absorbing layers and halo; every forward "
                          "(source) and adjoint step counts"}};
   rep["warnings"] = plan.warnings;
-  rep["outputs"] = {image_path, (fs::path(dir) / "image.xmf").string()};
+  rep["outputs"] = outputs;
   clock.mark("output");
   rep["wall_seconds"] = clock.json();
   io::write_text_atomic((fs::path(dir) / "report.json").string(), rep.dump(2) + "\n");

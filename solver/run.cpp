@@ -11,6 +11,7 @@
 
 #include "io/files.hpp"
 #include "io/gathers.hpp"
+#include "io/model_file.hpp"
 #include "io/snapshots.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "solver/modeling.hpp"
@@ -23,6 +24,31 @@
 namespace seisfd {
 std::string seisfd_version() {
   return SEISFD_VERSION;
+}
+
+std::vector<std::string> write_model_output(const std::string& dir, const RunPlan& plan) {
+  const std::string path = (std::filesystem::path(dir) / "model.h5").string();
+  const SimGrid& g = plan.grid;
+  const VelocityModel& m = plan.model;
+  io::ModelGeometry geo;
+  geo.nz = m.nz;
+  geo.ny = m.ny;
+  geo.nx = m.nx;
+  for (int a = 0; a < 3; ++a) {
+    geo.spacing[a] = g.spacing(a);
+    geo.origin[a] = g.origin(a);
+  }
+  std::vector<io::ModelField> fields{{"vp", "m/s", m.vp.data()}};
+  if (!m.epsilon.empty()) fields.push_back({"epsilon", "", m.epsilon.data()});
+  if (!m.delta.empty()) fields.push_back({"delta", "", m.delta.data()});
+  const double deg = 180.0 / 3.14159265358979323846;
+  std::vector<float> theta(m.theta), phi(m.phi);
+  for (float& v : theta) v = float(v * deg);
+  for (float& v : phi) v = float(v * deg);
+  if (!theta.empty()) fields.push_back({"theta", "degrees", theta.data()});
+  if (!phi.empty()) fields.push_back({"phi", "degrees", phi.data()});
+  io::write_model_file(path, geo, fields);
+  return {path, (std::filesystem::path(dir) / "model.xmf").string()};
 }
 
 RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
@@ -124,6 +150,8 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
     outputs.push_back(snaps_path);
     outputs.push_back((fs::path(dir) / "snapshots.xmf").string());
   }
+  if (config.output.model)
+    for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
 
   s.backend = to_string(modeling.backend());
   s.device = modeling.device();

@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "solver/config.hpp"
 
@@ -28,6 +29,13 @@ struct RunSummary {
 // Throws ConfigError, io::IoError, NumericalError, Interrupted (files then stay *.partial with
 // complete = 0), or backend errors.
 RunSummary execute_run(const RunConfig& config, const RunOptions& opt);
+
+struct RunPlan;
+// output.model: writes <dir>/model.h5 and model.xmf (docs/outputs.md §7) of plan.model, the
+// physical grid's model as the command propagated in it (the background of born and migrate,
+// smoothed where they smooth it; delta after any lowering to epsilon; theta and phi in degrees,
+// as configs give them). Returns the paths written.
+std::vector<std::string> write_model_output(const std::string& dir, const RunPlan& plan);
 
 std::string seisfd_version();
 

@@ -52,6 +52,7 @@ TEST_F(Config, MinimalGetsDefaults) {
   EXPECT_FALSE(c.output.snapshots.enabled);
   EXPECT_EQ(c.output.snapshots.decimation, (std::array<int, 3>{1, 1, 1}));
   EXPECT_FALSE(c.output.snapshots.box.has_value());
+  EXPECT_FALSE(c.output.model);
   EXPECT_EQ(c.kernel.backend, Backend::kAuto);
   EXPECT_EQ(c.kernel.variant, "auto");
   EXPECT_EQ(c.kernel.precision, Precision::kFp32);

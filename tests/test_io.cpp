@@ -299,6 +299,53 @@ TEST_F(IoTest, ReadVolumeRoundTrip) {
   EXPECT_EQ(read_volume(file, "vp", {3, 4, 5}), v);
 }
 
+// model.h5: one dataset per field with its units, the grid's attributes, complete = 1, no
+// .partial left; model.xmf: one grid on that geometry with an attribute per field; the file reads
+// back as a model.path input.
+TEST_F(IoTest, ModelFileWithXdmf) {
+  const std::string file = path("model.h5");
+  ModelGeometry g;
+  g.nz = 3;
+  g.ny = 4;
+  g.nx = 5;
+  g.spacing = {5.0, 10.0, 12.5};
+  g.origin = {-5.0, 100.0, 200.25};
+  const auto vp = random_floats(60, 11);
+  const auto eps = random_floats(60, 12);
+  write_model_file(file, g, {{"vp", "m/s", vp.data()}, {"epsilon", "", eps.data()}});
+  EXPECT_FALSE(fs::exists(file + ".partial"));
+  {
+    const h5::File f = open_ro(file);
+    EXPECT_EQ(read_string_attr(f.get(), "format"), "seisfd-model-1");
+    EXPECT_EQ(read_int_attr(f.get(), "complete"), 1);
+    EXPECT_EQ(read_string_attr(f.get(), "axis_order"), "z,y,x");
+    EXPECT_EQ(read_attr<double>(f.get(), "spacing", H5T_NATIVE_DOUBLE),
+              (std::vector<double>{5.0, 10.0, 12.5}));
+    EXPECT_EQ(read_attr<double>(f.get(), "origin", H5T_NATIVE_DOUBLE),
+              (std::vector<double>{-5.0, 100.0, 200.25}));
+    std::vector<hsize_t> shape;
+    EXPECT_EQ(read_dataset<float>(f.get(), "epsilon", H5T_NATIVE_FLOAT, &shape), eps);
+    EXPECT_EQ(shape, (std::vector<hsize_t>{3, 4, 5}));
+    const h5::Dataset d{H5_CHECK(H5Dopen2(f.get(), "vp", H5P_DEFAULT))};
+    EXPECT_EQ(read_string_attr(d.get(), "units"), "m/s");
+  }
+  EXPECT_EQ(read_volume(file, "vp", {3, 4, 5}), vp);
+  const std::string xmf = read_text(path("model.xmf"));
+  EXPECT_EQ(count_substr(xmf, "TopologyType=\"3DCoRectMesh\" Dimensions=\"3 4 5\""), 1u);
+  EXPECT_NE(xmf.find(">-5 100 200.25<"), std::string::npos);  // origin, z y x
+  EXPECT_NE(xmf.find(">5 10 12.5<"), std::string::npos);      // spacing, z y x
+  EXPECT_NE(xmf.find("<Attribute Name=\"vp\""), std::string::npos);
+  EXPECT_NE(xmf.find(">model.h5:/vp<"), std::string::npos);
+  EXPECT_NE(xmf.find(">model.h5:/epsilon<"), std::string::npos);
+  EXPECT_EQ(count_substr(xmf, "<DataItem"), count_substr(xmf, "</DataItem>"));
+
+  g.spacing[1] = 0;
+  EXPECT_THROW(write_model_file(path("bad.h5"), g, {{"vp", "m/s", vp.data()}}), IoError);
+  g.spacing[1] = 10;
+  EXPECT_THROW(write_model_file(path("bad.h5"), g, {{"v/p", "m/s", vp.data()}}), IoError);
+  EXPECT_FALSE(fs::exists(path("bad.h5")));
+}
+
 TEST_F(IoTest, ReadVolumeConvertsFloat64) {
   const std::string file = path("model64.h5");
   const std::vector<double> v = {1.5, 2500.25, -3.0, 4e3, 5.0, 6.125};
