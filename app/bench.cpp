@@ -13,7 +13,9 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/cuda_backend.hpp"
+#include "bench/harness/cpu_harness.hpp"
 #include "bench/harness/harness.hpp"
+#include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/registry.hpp"
 
 namespace seisfd::app {
@@ -78,8 +80,14 @@ std::string now_stamp() {
 }
 
 void print_table(const std::vector<Row>& rows, const bench::DeviceSummary& d) {
-  std::printf("\nseisfd bench on %s (cc %d, %d SMs); Gcells/s over the whole computational grid\n",
-              d.name.c_str(), d.compute_capability, d.multiprocessors);
+  if (d.compute_capability > 0)
+    std::printf(
+        "\nseisfd bench on %s (cc %d, %d SMs); Gcells/s over the whole computational "
+        "grid\n",
+        d.name.c_str(), d.compute_capability, d.multiprocessors);
+  else
+    std::printf("\nseisfd bench on %s; Gcells/s over the whole computational grid\n",
+                d.name.c_str());
   std::printf("%5s %5s %-8s %-16s %11s %9s %9s %8s %9s %8s %9s %9s\n", "size", "order", "physics",
               "technique", "cells", "ms/step", "Gcells/s", "GB/s", "ceil Gc/s", "fraction",
               "copy GB/s", "verify");
@@ -89,7 +97,7 @@ void print_table(const std::vector<Row>& rows, const bench::DeviceSummary& d) {
                   r.technique.c_str(), r.cells, r.status.c_str());
       continue;
     }
-    std::printf("%5d %5d %-8s %-16s %11lld %9.4f %9.1f %8.0f %9.1f %8.3f %9.0f %9.1e\n", r.size,
+    std::printf("%5d %5d %-8s %-16s %11lld %9.4f %9.2f %8.0f %9.2f %8.3f %9.0f %9.1e\n", r.size,
                 r.order, r.physics.c_str(), r.technique.c_str(), r.cells, r.ms_per_step, r.gcells,
                 r.gbps, r.ceiling_gcells, r.fraction, r.copy_gbps, r.verify_err);
   }
@@ -170,6 +178,94 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
   std::fprintf(stderr, "seisfd bench: results in %s.csv and .json\n", base.string().c_str());
 }
 
+// The CPU backend's variants: verified against the reference, then timed against the CPU's
+// streaming ceiling of the same pattern (bench/harness/cpu_harness.hpp).
+int cmd_bench_cpu(const BenchArgs& a) {
+  if (a.imaging) {
+    std::fprintf(stderr,
+                 "seisfd: error: --imaging: the CPU backend has no fused imaging to time\n");
+    return 2;
+  }
+  try {
+    const bench::DeviceSummary dev = bench::current_cpu();
+    std::vector<const cpu::CpuVariant*> sel;
+    for (const auto& v : cpu::cpu_variants()) {
+      KernelVariant probe;  // matches() reads the name and the technique
+      probe.name = v.name;
+      probe.technique = v.technique_name;
+      if (std::find(a.physics.begin(), a.physics.end(), to_string(v.physics)) != a.physics.end() &&
+          matches(probe, a.variants) &&
+          std::find(a.orders.begin(), a.orders.end(), v.order) != a.orders.end())
+        sel.push_back(&v);
+    }
+    if (sel.empty()) {
+      std::fprintf(stderr,
+                   "seisfd: error: --variants/--orders select no CPU variant (see `seisfd "
+                   "kernels`)\n");
+      return 2;
+    }
+    const std::string stamp = now_stamp();
+    std::vector<Row> rows;
+    bool any_failed = false;
+    for (int n : a.sizes)
+      for (int order : a.orders)
+        for (const std::string& physics_name : a.physics) {
+          const Physics physics = *parse_physics(physics_name);
+          const StepSpec spec = bench::make_cube_spec(n, a.sponge, order / 2);
+          Row base;
+          base.size = n;
+          base.order = order;
+          base.physics = physics_name;
+          base.cells = spec.layout.cells();
+          const double bytes = traits(physics).min_bytes_per_cell;
+          bool have = false;
+          for (const cpu::CpuVariant* v : sel) {
+            if (v->order != order || v->physics != physics) continue;
+            if (!have) {
+              const bench::Timing ceil =
+                  bench::time_cpu_stream_ceiling(spec, physics, a.steps, a.repeats, a.warmup);
+              base.ceiling_gcells = base.cells / (ceil.median_ms * 1e-3) / 1e9;
+              std::fprintf(stderr,
+                           "seisfd bench: %d^3 + sponge %d, order %d, %s: %lld cells, CPU "
+                           "streaming ceiling %.2f Gcells/s (%.1f GB/s at %.0f B/cell)\n",
+                           n, a.sponge, order, physics_name.c_str(), base.cells,
+                           base.ceiling_gcells, base.ceiling_gcells * bytes, bytes);
+              have = true;
+            }
+            Row r = base;
+            r.variant = v->name;
+            r.technique = v->technique_name;
+            const StepSpec vs = bench::make_cube_spec(a.verify_size, 5, order / 2, 10.0);
+            const bench::VerifyResult ver =
+                bench::verify_cpu_variant(*v, vs, 10 * kVerifySteps, 7, kVerifyTol);
+            r.verify_err = ver.rel_l2;
+            if (!ver.ok) {
+              r.status = "verification failed, not timed: " + ver.message;
+              any_failed = true;
+              rows.push_back(r);
+              continue;
+            }
+            const bench::Timing t = bench::time_cpu_variant(*v, spec, a.steps, a.repeats, a.warmup);
+            r.ms_per_step = t.median_ms;
+            r.gcells = r.cells / (t.median_ms * 1e-3) / 1e9;
+            r.gbps = r.gcells * bytes;
+            r.fraction = r.gcells / r.ceiling_gcells;
+            const auto mm = std::minmax_element(t.ms_per_step.begin(), t.ms_per_step.end());
+            r.spread = (*mm.second - *mm.first) / t.median_ms;
+            std::fprintf(stderr, "seisfd bench:   %-28s %8.3f Gcells/s  %.3f of the ceiling\n",
+                         v->name.c_str(), r.gcells, r.fraction);
+            rows.push_back(r);
+          }
+        }
+    print_table(rows, dev);
+    if (!a.no_files) write_files(rows, dev, a, stamp);
+    return any_failed ? 4 : 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
+    return 1;
+  }
+}
+
 }  // namespace
 
 CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
@@ -207,12 +303,23 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
   b->add_flag("--imaging", a.imaging,
               "Also time each variant's adjoint step with a migration's imaging: fused into the "
               "update (cross-correlation; and illumination and zero-lag) and as separate passes");
+  b->add_option("--backend", a.backend,
+                "cuda (the GPU registry), cpu (the CPU backend's variants, on the threads "
+                "OMP_NUM_THREADS gives), or auto (cuda where a device is found)")
+      ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   b->add_option("--out", a.out, "Directory for the CSV and JSON results");
   b->add_flag("--no-files", a.no_files, "Print the table only");
   return b;
 }
 
 int cmd_bench(const BenchArgs& a) {
+  for (int o : a.orders)
+    if (o % 2) {
+      std::fprintf(stderr, "seisfd: error: --orders: %d is not even\n", o);
+      return 2;
+    }
+  if (a.backend == "cpu" || (a.backend == "auto" && (!cuda_built() || cuda_devices().empty())))
+    return cmd_bench_cpu(a);
   if (!cuda_built()) {
     std::fprintf(stderr,
                  "seisfd: error: bench needs the CUDA backend; this seisfd was built "
@@ -223,11 +330,6 @@ int cmd_bench(const BenchArgs& a) {
     std::fprintf(stderr, "seisfd: error: bench needs a CUDA device and none was found\n");
     return 1;
   }
-  for (int o : a.orders)
-    if (o % 2) {
-      std::fprintf(stderr, "seisfd: error: --orders: %d is not even\n", o);
-      return 2;
-    }
   try {
     const bench::DeviceSummary dev = bench::current_device();
     std::vector<const KernelVariant*> sel;

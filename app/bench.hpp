@@ -23,6 +23,7 @@ struct BenchArgs {
   std::string out = "bench/results";
   bool no_files = false;
   bool imaging = false;  // also time the migration's adjoint step with its imaging
+  std::string backend = "auto";  // cuda, cpu, or auto (cuda where a device is found)
 };
 
 // Adds the subcommand and its options to `app`; returns it.

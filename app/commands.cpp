@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "io/error.hpp"
+#include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"
 #include "solver/migrate.hpp"
@@ -153,15 +154,22 @@ int cmd_info() {
 
 int cmd_kernels() {
   const auto& reg = kernel_registry();
+  std::printf("GPU (cuda backend):\n");
   if (reg.empty()) {
-    std::printf("no GPU kernels: this build has no CUDA backend\n");
-    return 0;
+    std::printf("  none: this build has no CUDA backend\n");
+  } else {
+    std::printf("  %-28s %-10s %-6s %-16s %-6s %s\n", "name", "physics", "order", "technique",
+                "min_cc", "description");
+    for (const auto& v : reg)
+      std::printf("  %-28s %-10s %-6d %-16s %-6d %s\n", v.name.c_str(), to_string(v.physics),
+                  v.order, v.technique.c_str(), v.min_compute_capability, v.description.c_str());
   }
-  std::printf("%-28s %-10s %-6s %-16s %-6s %s\n", "name", "physics", "order", "technique", "min_cc",
+  std::printf("\nCPU (cpu backend; \"auto\" takes the first of a physics and order):\n");
+  std::printf("  %-28s %-10s %-6s %-16s %s\n", "name", "physics", "order", "technique",
               "description");
-  for (const auto& v : reg)
-    std::printf("%-28s %-10s %-6d %-16s %-6d %s\n", v.name.c_str(), to_string(v.physics), v.order,
-                v.technique.c_str(), v.min_compute_capability, v.description.c_str());
+  for (const auto& v : cpu::cpu_variants())
+    std::printf("  %-28s %-10s %-6d %-16s %s\n", v.name.c_str(), to_string(v.physics), v.order,
+                v.technique_name.c_str(), v.description.c_str());
   return 0;
 }
 

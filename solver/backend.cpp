@@ -2,6 +2,7 @@
 
 #include <omp.h>
 
+#include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/reference/cpu_engine.hpp"
 
@@ -31,8 +32,13 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs) {
     out.engine = make_cuda_engine(plan.spec, medium, plan.dt, o);
   } else {
     out.device = "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
-    out.engine = reference::make_cpu_engine(plan.spec, medium, plan.dt,
-                                            c.kernel.precision == Precision::kFp64);
+    try {
+      cpu::resolve_cpu_variant(c.kernel.variant, medium.physics, 2 * plan.spec.radius);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("kernel.variant", e.what(), c.source_path);
+    }
+    out.engine = reference::make_cpu_engine(
+        plan.spec, medium, plan.dt, c.kernel.precision == Precision::kFp64, c.kernel.variant);
   }
   return out;
 }

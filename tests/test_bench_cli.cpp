@@ -73,8 +73,8 @@ TEST(BenchCli, FewerThanFiveRepeatsIsRejected) {
 TEST(BenchCli, NoDeviceErrorOrTinyRun) {
   const fs::path d = temp_dir("run");
   const std::string args =
-      "bench --variants naive,smem_regqueue --orders 4 --sizes 24 --sponge 4 --steps 2 "
-      "--repeats 5 --verify-size 17 --out '" +
+      "bench --backend cuda --variants naive,smem_regqueue --orders 4 --sizes 24 --sponge 4 "
+      "--steps 2 --repeats 5 --verify-size 17 --out '" +
       (d / "results").string() + "'";
   const Result r = run(args, d);
   if (!seisfd::test::have_gpu()) {
@@ -134,6 +134,38 @@ TEST(BenchCli, GpuAnisotropicVariantsAgainstTheirOwnCeiling) {
   EXPECT_NEAR(gbps_per_gcell["vti"], 36.0, 1e-6);
   EXPECT_NEAR(gbps_per_gcell["tti"], 44.0, 1e-6);
   for (const char* ph : {"acoustic", "vti", "tti"}) EXPECT_GT(ceiling[ph], 0.0) << ph;
+}
+
+// The CPU backend's variants: verified against the reference, timed against the CPU streaming
+// ceiling of their pattern measured in the same run, on any machine.
+TEST(BenchCli, CpuVariantsAgainstTheCpuCeiling) {
+  const fs::path d = temp_dir("cpu");
+  const Result r =
+      run("bench --backend cpu --physics acoustic,vti,tti --orders 4 --sizes 16 --sponge 4 "
+          "--steps 2 --repeats 5 --verify-size 13 --out '" +
+              (d / "results").string() + "'",
+          d);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("Gcells/s"), std::string::npos) << r.out;
+  fs::path json;
+  for (const auto& f : fs::directory_iterator(d / "results"))
+    if (f.path().extension() == ".json") json = f.path();
+  ASSERT_FALSE(json.empty());
+  const auto j = nlohmann::json::parse(slurp(json));
+  std::map<std::string, int> rows;
+  for (const auto& row : j["results"]) {
+    ASSERT_EQ(row["status"], "ok") << row.dump();
+    rows[row["variant"].get<std::string>()]++;
+    EXPECT_GT(row["gcells_per_s"].get<double>(), 0.0);
+    EXPECT_GT(row["ceiling_gcells_per_s"].get<double>(), 0.0);
+    EXPECT_LE(row["verify_rel_l2"].get<double>(), 1e-5) << row.dump();
+    const double per = row["gb_per_s"].get<double>() / row["gcells_per_s"].get<double>();
+    const std::string ph = row["physics"];
+    EXPECT_NEAR(per, ph == "acoustic" ? 16.0 : ph == "vti" ? 36.0 : 44.0, 1e-6) << ph;
+  }
+  for (const char* v : {"acoustic/o4/blocked", "acoustic/o4/reference", "vti/o4/blocked",
+                        "vti/o4/reference", "tti/o4/blocked", "tti/o4/reference"})
+    EXPECT_EQ(rows[v], 1) << v;
 }
 
 }  // namespace

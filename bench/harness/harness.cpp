@@ -8,6 +8,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "bench/harness/cpu_harness.hpp"
 #include "bench/harness/stream_probe.hpp"
 #include "kernels/cuda/buffer.hpp"
 #include "kernels/cuda/field_ops.hpp"
@@ -59,48 +60,16 @@ std::string format_rel_l2(double rel, int steps, double tolerance) {
   return buf;
 }
 
-// A smooth heterogeneous anisotropic medium over the whole layout: v 1500-2100 m/s, eps
-// 0.1-0.3, eps - delta 0.05-0.15, theta 5-55 degrees, phi over the full circle.
-Medium bench_aniso_model(const StepSpec& s, Physics kind) {
-  const Layout& l = s.layout;
-  Medium m;
-  m.physics = kind;
-  const size_t n = static_cast<size_t>(l.size());
-  m.velocity.assign(n, 0.0f);
-  m.epsilon.assign(n, 0.0f);
-  m.delta.assign(n, 0.0f);
-  if (kind == Physics::kTti) {
-    m.theta.assign(n, 0.0f);
-    m.phi.assign(n, 0.0f);
-  }
-  for (int z = 0; z < l.nz; ++z)
-    for (int y = 0; y < l.ny; ++y)
-      for (int x = 0; x < l.nx; ++x) {
-        const int64_t i = l.idx(z, y, x);
-        m.velocity[i] = static_cast<float>(1800.0 + 300.0 * std::sin(0.11 * x + 0.07 * z));
-        const double eps = 0.2 + 0.1 * std::sin(0.19 * x - 0.13 * y + 0.1 * z);
-        m.epsilon[i] = static_cast<float>(eps);
-        m.delta[i] = static_cast<float>(eps - 0.1 - 0.05 * std::cos(0.17 * y + 0.09 * z));
-        if (kind == Physics::kTti) {
-          m.theta[i] =
-              static_cast<float>((30.0 + 25.0 * std::sin(0.12 * x + 0.2 * z)) * M_PI / 180);
-          m.phi[i] =
-              static_cast<float>((180.0 + 175.0 * std::cos(0.09 * x - 0.15 * y)) * M_PI / 180);
-        }
-      }
-  return m;
-}
-
 VerifyResult verify_aniso_variant(const KernelVariant& v, const StepSpec& spec, int steps,
                                   uint32_t seed, double tolerance) {
   VerifyResult res;
-  const Medium m = bench_aniso_model(spec, v.physics);
+  const Medium m = bench_medium(spec, v.physics);
   // dt at half the stability bound of the fastest direction (v_max sqrt(1 + 2 eps_max)).
   double lambda = 0;
   for (int a = 0; a < 3; ++a)
     lambda += second_derivative_spectral_radius(spec.radius) / (spec.h[a] * spec.h[a]);
   const double dt = 0.5 * 2.0 / (2100.0 * std::sqrt(1.6) * std::sqrt(lambda));
-  auto cpu = reference::make_cpu_engine(spec, m, dt, false);
+  auto cpu = reference::make_cpu_engine(spec, m, dt, false, "reference");
   CudaEngineOptions o;
   o.variant = v.name;
   auto gpu = make_cuda_engine(spec, m, dt, o);

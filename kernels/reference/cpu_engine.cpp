@@ -271,8 +271,15 @@ void CpuState<T>::write_boxes(FieldRef f, const std::vector<Box>& boxes, const C
 // ---- engine
 
 template <class T>
-CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt)
-    : spec_(spec), physics_(m.physics), fields_(traits(m.physics).fields), w_(spec) {
+CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt,
+                        const std::string& variant)
+    : spec_(spec),
+      physics_(m.physics),
+      fields_(traits(m.physics).fields),
+      variant_(&cpu::resolve_cpu_variant(variant, m.physics, 2 * spec.radius)),
+      w_(spec) {
+  if (variant_->technique == cpu::Technique::kBlocked && spec.sponge_on())
+    sponge_ = std::make_unique<cpu::SpongeTables>(spec);
   check_medium(m, spec, std::string("cpu engine (") + to_string(m.physics) + "): ");
   std::vector<T> coef[kMaxMediumArrays];
   medium_coefficients(m, spec, dt, coef);
@@ -296,13 +303,18 @@ CpuEngine<T>::~CpuEngine() = default;
 
 template <class T>
 std::string CpuEngine<T>::name() const {
+  return std::string("cpu:") + variant_->name + (sizeof(T) == 8 ? "/fp64" : "/fp32");
+}
+
+template <class T>
+std::string CpuEngine<T>::state_tag() const {
   return std::string("cpu:") + to_string(physics_) + (sizeof(T) == 8 ? "/fp64" : "/fp32");
 }
 
 template <class T>
 std::unique_ptr<WaveState> CpuEngine<T>::make_state() {
   return std::make_unique<CpuState<T>>(spec_, fields_,
-                                       cpml_ ? cpml_->make_memory() : CpmlMemory<T>{}, name());
+                                       cpml_ ? cpml_->make_memory() : CpmlMemory<T>{}, state_tag());
 }
 
 template <class T>
@@ -364,8 +376,19 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
   const T* src[3] = {X[t.cpml_source[0]], X[t.cpml_source[1]], X[t.cpml_source[2]]};
   if (cpml) cpml->update_psi(s.cpml(), src);
   // The new level overwrites the previous one in place.
-  if (physics_ == Physics::kAcoustic) {
+  if (physics_ == Physics::kAcoustic && variant_->technique == cpu::Technique::kBlocked) {
+    cpu::acoustic_blocked<T>(sp, sponge_.get(), s.previous(0).data(), X[0], s.previous(0).data(),
+                             c_.vdt2.data());
+  } else if (physics_ == Physics::kAcoustic) {
     acoustic_step<T>(sp, s.previous(0).data(), X[0], s.previous(0).data(), c_.vdt2.data());
+  } else if (physics_ == Physics::kVti && variant_->technique == cpu::Technique::kBlocked) {
+    cpu::vti_blocked<T>(sp, sponge_.get(), w_, c_, adjoint, X[0], X[1], s.current(0).data(),
+                        s.current(1).data(), s.previous(0).data(), s.previous(1).data());
+  } else if (variant_->technique == cpu::Technique::kBlocked) {
+    T* g[6];
+    for (int k = 0; k < 6; ++k) g[k] = scratch_[k].data();
+    cpu::tti_blocked<T>(sp, sponge_.get(), w_, c_, adjoint, X[0], X[1], s.current(0).data(),
+                        s.current(1).data(), s.previous(0).data(), s.previous(1).data(), g);
   } else {
     T* g[6];
     for (int k = 0; k < 6; ++k) g[k] = scratch_[k].data();
@@ -434,9 +457,9 @@ template class CpuEngine<float>;
 template class CpuEngine<double>;
 
 std::unique_ptr<Engine> make_cpu_engine(const StepSpec& spec, const Medium& medium, double dt,
-                                        bool fp64) {
-  if (fp64) return std::make_unique<CpuEngine<double>>(spec, medium, dt);
-  return std::make_unique<CpuEngine<float>>(spec, medium, dt);
+                                        bool fp64, const std::string& variant) {
+  if (fp64) return std::make_unique<CpuEngine<double>>(spec, medium, dt, variant);
+  return std::make_unique<CpuEngine<float>>(spec, medium, dt, variant);
 }
 
 }  // namespace seisfd::reference

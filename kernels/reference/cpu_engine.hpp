@@ -10,6 +10,10 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/cpu/acoustic_blocked.hpp"
+#include "kernels/cpu/tti_blocked.hpp"
+#include "kernels/cpu/vti_blocked.hpp"
+#include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/medium.hpp"
 #include "kernels/reference/anisotropic.hpp"
@@ -82,11 +86,16 @@ template <class T>
 class CpuEngine final : public Engine {
  public:
   // Throws std::invalid_argument (check_medium): wrong array sizes, delta > eps, CPML where the
-  // physics has none or together with sponge damping.
-  CpuEngine(const StepSpec& spec, const Medium& medium, double dt);
+  // physics has none or together with sponge damping; a variant that does not exist or fit
+  // (cpu::resolve_cpu_variant).
+  CpuEngine(const StepSpec& spec, const Medium& medium, double dt,
+            const std::string& variant = "auto");
   ~CpuEngine() override;
 
+  // "cpu:acoustic/o8/blocked/fp32"; the states it makes are tagged without the technique
+  // ("cpu:acoustic/fp32"): every CPU variant of a physics and precision shares them.
   std::string name() const override;
+  const cpu::CpuVariant& variant() const { return *variant_; }
   Physics physics() const override { return physics_; }
   const StepSpec& spec() const override { return spec_; }
   std::unique_ptr<WaveState> make_state() override;
@@ -120,9 +129,13 @@ class CpuEngine final : public Engine {
   void for_region(F&& f) const;
   void inject_volume(const CellArray& a, std::vector<T>& field) const;
 
+  std::string state_tag() const;
+
   StepSpec spec_;
   Physics physics_;
   int fields_;
+  const cpu::CpuVariant* variant_;
+  std::unique_ptr<cpu::SpongeTables> sponge_;  // the blocked kernel's, when the sponge damps
   AnisoWeights<T> w_;
   MediumCoefs<T> c_;
   std::unique_ptr<CpmlLayers<T>> cpml_;  // when spec.cpml_on()
@@ -152,8 +165,8 @@ inline size_t cpu_engine_bytes(Physics p, const StepSpec& spec, int elem) {
          elem;
 }
 
-// fp64 or fp32.
+// fp64 or fp32; variant as kernel.variant on the CPU backend (cpu_variants.hpp).
 std::unique_ptr<Engine> make_cpu_engine(const StepSpec& spec, const Medium& medium, double dt,
-                                        bool fp64);
+                                        bool fp64, const std::string& variant = "auto");
 
 }  // namespace seisfd::reference
