@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "io/error.hpp"
+#include "io/segy.hpp"
 #include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"
@@ -143,6 +144,8 @@ int cmd_info() {
               cuda_built() ? (cuda_runtime_version() + ", sm_" SEISFD_CUDA_ARCHS ")").c_str() : "",
               "");
   std::printf("cpu         %d OpenMP threads\n", omp_get_max_threads());
+  std::printf("segy        %s\n", io::segy_built() ? "yes (segyio: SEG-Y gathers, images, models)"
+                                                   : "no (built without libsegyio)");
   const auto devs = cuda_devices();
   if (devs.empty()) std::printf("devices     no CUDA device found (runs use the cpu backend)\n");
   for (const auto& d : devs)

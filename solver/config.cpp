@@ -228,6 +228,9 @@ const char* to_string(Backend t) {
 const char* to_string(Precision t) {
   return t == Precision::kFp32 ? "fp32" : "fp64";
 }
+const char* to_string(OutputFormat t) {
+  return t == OutputFormat::kHdf5 ? "hdf5" : "segy";
+}
 
 std::string config_to_toml(const RunConfig& c) {
   std::ostringstream o;
@@ -314,7 +317,9 @@ std::string config_to_toml(const RunConfig& c) {
 
   const OutputConfig& out = c.output;
   o << "\n[output]\ndirectory = " << str(out.directory)
-    << "\ngathers = " << toml_bool(out.gathers && have_receivers) << "\n";
+    << "\ngathers = " << toml_bool(out.gathers && have_receivers) << "\nformats = [";
+  for (size_t i = 0; i < out.formats.size(); ++i) o << (i ? ", " : "") << name(out.formats[i]);
+  o << "]\n";
   if (out.sample_interval) {
     o << "sample_interval = " << toml_float(*out.sample_interval) << "\n";
   } else {
@@ -422,10 +427,13 @@ std::string config_to_json(const RunConfig& c) {
     j["boundary"]["power"] = c.boundary.power;
   }
   j["boundary"]["free_surface"] = c.boundary.free_surface;
+  Json formats = Json::array();
+  for (OutputFormat f : c.output.formats) formats.push_back(to_string(f));
   Json box = nullptr;
   if (snap.box) box = {{"min", (*snap.box)[0]}, {"max", (*snap.box)[1]}};
   j["output"] = {{"directory", c.output.directory},
                  {"gathers", c.output.gathers && have_receivers},
+                 {"formats", formats},
                  {"sample_interval", opt(c.output.sample_interval)},
                  {"model", c.output.model},
                  {"snapshots",

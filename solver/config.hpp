@@ -189,9 +189,18 @@ struct SnapshotConfig {
   std::optional<std::array<Vec3, 2>> box;  // sub-volume (min, max corners), default whole domain
 };
 
+// output.formats: the files gathers and images are written as (docs/outputs.md §6).
+enum class OutputFormat { kHdf5, kSegy };
+
 struct OutputConfig {
   std::string directory = "seisfd_out";  // resolved relative to the current directory
   bool gathers = true;
+  std::vector<OutputFormat> formats{OutputFormat::kHdf5};  // distinct, non-empty
+  bool has(OutputFormat f) const {
+    for (OutputFormat g : formats)
+      if (g == f) return true;
+    return false;
+  }
   std::optional<double>
       sample_interval;  // s; gather sampling (default dt); dt is rounded so it divides evenly
   SnapshotConfig snapshots;
@@ -251,5 +260,6 @@ const char* to_string(BackgroundType);
 const char* to_string(BoundaryType);
 const char* to_string(Backend);
 const char* to_string(Precision);
+const char* to_string(OutputFormat);
 
 }  // namespace seisfd

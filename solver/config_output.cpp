@@ -2,6 +2,8 @@
 #include "solver/config_reader.hpp"
 #include "solver/config_text.hpp"
 
+#include <algorithm>
+
 namespace seisfd::config_detail {
 namespace {
 
@@ -112,14 +114,48 @@ BoundaryConfig read_boundary(const Section& s) {
   return b;
 }
 
+// output.formats: a non-empty array of distinct format names; "segy" needs a build with segyio.
+std::vector<OutputFormat> read_formats(const Section& s) {
+  const char* k = "formats";
+  const std::vector<std::string> names{"hdf5", "segy"};
+  const toml::node* node = s.find(k);
+  const toml::array* a = node->as_array();
+  if (a && a->empty()) s.fail(k, "must not be empty (known: \"hdf5\", \"segy\")");
+  if (!a || !a->is_homogeneous(toml::node_type::string))
+    s.fail(k, "expected an array of strings among \"hdf5\", \"segy\", got " + describe(*node));
+  std::vector<OutputFormat> out;
+  for (const auto& e : *a) {
+    const std::string& v = e.as_string()->get();
+    const auto it = std::find(names.begin(), names.end(), v);
+    if (it == names.end()) {
+      std::string message = "unknown format " + toml_string(v) + " (known: \"hdf5\", \"segy\")";
+      const std::string guess = closest(v, names);
+      if (!guess.empty()) message += "; did you mean \"" + guess + "\"?";
+      s.fail(k, message);
+    }
+    const OutputFormat f = it == names.begin() ? OutputFormat::kHdf5 : OutputFormat::kSegy;
+    if (std::find(out.begin(), out.end(), f) != out.end())
+      s.fail(k, "lists " + toml_string(v) + " twice");
+#if !SEISFD_HAVE_SEGY
+    if (f == OutputFormat::kSegy)
+      s.fail(k,
+             "\"segy\" needs SEG-Y support, which this seisfd was built without (libsegyio; "
+             "`seisfd info` says segy: no)");
+#endif
+    out.push_back(f);
+  }
+  return out;
+}
+
 OutputConfig read_output(const Section& s, bool have_receivers) {
-  s.check_known({"directory", "gathers", "sample_interval", "snapshots", "model"});
+  s.check_known({"directory", "gathers", "formats", "sample_interval", "snapshots", "model"});
   OutputConfig o;
   o.directory = s.get_string("directory").value_or(o.directory);
   const auto gathers = s.get_bool("gathers");
   if (!have_receivers && gathers.value_or(false))
     s.fail("gathers", "is true but the config has no [receivers] section");
   o.gathers = have_receivers && gathers.value_or(true);
+  if (s.has("formats")) o.formats = read_formats(s);
   o.sample_interval = s.get_positive("sample_interval");
   if (const auto snapshots = s.get_table("snapshots")) o.snapshots = read_snapshots(*snapshots);
   o.model = s.get_bool("model").value_or(o.model);

@@ -13,6 +13,7 @@
 #include "io/gathers.hpp"
 #include "io/image.hpp"
 #include "io/model_file.hpp"
+#include "io/segy.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "solver/backend.hpp"
 #include "solver/linearized.hpp"
@@ -20,6 +21,7 @@
 #include "solver/plan.hpp"
 #include "solver/points.hpp"
 #include "solver/report.hpp"
+#include "solver/run.hpp"
 #include "solver/survey.hpp"
 #include "solver/time_loop.hpp"
 #include "solver/wavelet.hpp"
@@ -117,43 +119,107 @@ std::string mib(double bytes) {
   return fmt(bytes / 1048576.0, 5) + " MiB";
 }
 
+// The observed gathers (migration.data): gathers.h5, or a SEG-Y file (.sgy, .segy) with the
+// geometry in its trace headers (docs/outputs.md §6).
+class ObservedData {
+ public:
+  ObservedData(const std::string& path, const std::string& config) : path_(path), config_(config) {
+    keyed([&] {
+      if (io::is_segy_path(path))
+        segy_ = std::make_unique<io::SegyGatherReader>(path);
+      else
+        h5_ = std::make_unique<io::GatherReader>(path);
+      return 0;
+    });
+  }
+  std::vector<int> shots() const { return segy_ ? segy_->shots() : h5_->shots(); }
+  io::ShotData read_shot(int shot) const {
+    return keyed([&] { return segy_ ? segy_->read_shot(shot) : h5_->read_shot(shot); });
+  }
+  // "'<file>' shot 3: ", or for SEG-Y "'<file>' trace 57 (shot 3, receiver 5): " naming the
+  // trace of receiver r (the shot's first trace for r < 0).
+  std::string where(int shot, long r = -1) const {
+    if (!segy_) return "'" + path_ + "' shot " + std::to_string(shot) + ": ";
+    const int first = segy_->first_trace(shot);
+    return "'" + path_ + "' trace " + std::to_string(first + std::max(0L, r)) + " (shot " +
+           std::to_string(shot) + (r >= 0 ? ", receiver " + std::to_string(r) : std::string()) +
+           "): ";
+  }
+  // For a SEG-Y trace whose source and group x/y are all 0.
+  std::string missing(int shot, long r) const {
+    return segy_ && segy_->coordinates_missing(shot, static_cast<int>(std::max(0L, r)))
+               ? " (the trace has no coordinates: source and group x/y, bytes 73-88, are 0)"
+               : "";
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  // The readers' errors name the file and trace; they are the key's errors.
+  template <class F>
+  auto keyed(F&& f) const -> decltype(f()) {
+    try {
+      return f();
+    } catch (const io::IoError& e) {
+      throw ConfigError("migration.data", e.what(), config_);
+    }
+  }
+  std::string path_, config_;
+  std::unique_ptr<io::GatherReader> h5_;
+  std::unique_ptr<io::SegyGatherReader> segy_;
+};
+
+std::string point(const std::array<double, 3>& p) {
+  return "(" + fmt(p[0], 6) + ", " + fmt(p[1], 6) + ", " + fmt(p[2], 6) + ")";
+}
+
 // Checks one shot of the observed data against the survey: source, receivers, sample interval
 // (a whole multiple of dt) and sample count.
 void check_observed(const io::ShotData& d, const Shot& s, const RunPlan& p,
-                    const std::string& file) {
-  const std::string where = "'" + file + "' shot " + std::to_string(s.index) + ": ";
+                    const ObservedData& data) {
+  const std::string where = data.where(s.index);
   for (int a = 0; a < 3; ++a)
     if (std::fabs(d.source[a] - s.source[a]) > 1e-3)
-      throw ConfigError("migration.data", where + "source at (" + fmt(d.source[0], 6) + ", " +
-                                              fmt(d.source[1], 6) + ", " + fmt(d.source[2], 6) +
-                                              ") but the survey has it at (" + fmt(s.source[0], 6) +
-                                              ", " + fmt(s.source[1], 6) + ", " +
-                                              fmt(s.source[2], 6) + ")");
+      throw ConfigError("migration.data",
+                        where + "source at " + point(d.source) + " but the survey has it at " +
+                            point(s.source) + data.missing(s.index, 0),
+                        p.config.source_path);
   if (d.receivers.size() != s.receivers.size())
-    throw ConfigError("migration.data", where + std::to_string(d.receivers.size()) +
-                                            " receivers, the config gives " +
-                                            std::to_string(s.receivers.size()));
+    throw ConfigError("migration.data",
+                      where + std::to_string(d.receivers.size()) + " receivers, the config gives " +
+                          std::to_string(s.receivers.size()),
+                      p.config.source_path);
   for (size_t r = 0; r < d.receivers.size(); ++r)
     for (int a = 0; a < 3; ++a)
       if (std::fabs(d.receivers[r][a] - s.receivers[r][a]) > 1e-3)
-        throw ConfigError("migration.data", where + "receiver " + std::to_string(r) +
-                                                " is not where the config puts it");
+        throw ConfigError("migration.data",
+                          data.where(s.index, static_cast<long>(r)) + "receiver at " +
+                              point(d.receivers[r]) + " but the config puts receiver " +
+                              std::to_string(r) + " at " + point(s.receivers[r]) +
+                              data.missing(s.index, static_cast<long>(r)),
+                          p.config.source_path);
   const double k = d.dt / p.dt;
   if (!(d.dt > 0) || std::fabs(k - std::round(k)) > 1e-6 * k || std::round(k) < 1)
-    throw ConfigError("migration.data", where + "sample interval " + fmt(d.dt, 6) +
-                                            " s is not a whole multiple of dt " + fmt(p.dt, 6) +
-                                            " s");
+    throw ConfigError("migration.data",
+                      where + "sample interval " + fmt(d.dt, 6) +
+                          " s is not a whole multiple of dt " + fmt(p.dt, 6) + " s",
+                      p.config.source_path);
+  if (d.t0 != 0)
+    throw ConfigError("migration.data",
+                      where + "first sample at t = " + fmt(d.t0, 6) +
+                          " s; seisfd migrates data that start at t = 0",
+                      p.config.source_path);
   const int every = static_cast<int>(std::round(k));
   const int want = (p.nt - 1) / every + 1;
   if (d.nt != want)
-    throw ConfigError("migration.data", where + std::to_string(d.nt) + " samples of " +
-                                            fmt(d.dt, 6) + " s, the config's duration needs " +
-                                            std::to_string(want));
+    throw ConfigError("migration.data",
+                      where + std::to_string(d.nt) + " samples of " + fmt(d.dt, 6) +
+                          " s, the config's duration needs " + std::to_string(want),
+                      p.config.source_path);
 }
 
 // The observed traces of one shot, checked against the survey and resampled to every step.
 std::vector<double> observed_traces(const io::ShotData& d, const Shot& s, const RunPlan& p,
-                                    const std::string& file) {
+                                    const ObservedData& file) {
   check_observed(d, s, p, file);
   const int nr = static_cast<int>(s.receivers.size());
   std::vector<double> out(static_cast<size_t>(nr) * p.nt);
@@ -251,7 +317,10 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
   const std::string dir = config.output.directory;
   io::prepare_output_directory(dir, opt.overwrite);
   const std::string gathers_path = (fs::path(dir) / "gathers.h5").string();
-  io::GatherWriter gw(gathers_path);
+  std::unique_ptr<io::GatherWriter> gw;
+  if (config.output.has(OutputFormat::kHdf5)) gw = std::make_unique<io::GatherWriter>(gathers_path);
+  std::unique_ptr<io::SegyGatherWriter> sgw;
+  if (config.output.has(OutputFormat::kSegy)) sgw = make_segy_gathers(plan, dir, "born");
   RunSummary s;
   nlohmann::json shots = nlohmann::json::array();
   const int n = static_cast<int>(survey.shots.size());
@@ -262,7 +331,8 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
     const auto traces = born(e, shot_operator(plan, shot), *dm_array);
     e.synchronize();
     const double sec = seconds_since(t0);
-    write_gather(gw, plan, shot, traces);
+    if (sgw) write_gather(*sgw, plan, shot, traces);
+    if (gw) write_gather(*gw, plan, shot, traces);
     s.seconds += sec;
     s.steps += 2 * (plan.nt - 1);
     shots.push_back({{"shot", shot.index}, {"seconds", sec}});
@@ -270,8 +340,15 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
       std::fprintf(stderr, "seisfd: born shot %d/%d (index %d): %.2f s\n", k + 1, n, shot.index,
                    sec);
   }
-  gw.finish();
-  std::vector<std::string> outputs{gathers_path};
+  std::vector<std::string> outputs;
+  if (gw) {
+    gw->finish();
+    outputs.push_back(gathers_path);
+  }
+  if (sgw) {
+    sgw->finish();
+    outputs.push_back(sgw->final_path());
+  }
   if (config.output.model)
     for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
   s.backend = to_string(ec.backend);
@@ -305,20 +382,32 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
   PhaseClock clock;
   RunPlan plan = make_plan(config);
   for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  const bool h5 = config.output.has(OutputFormat::kHdf5),
+             segy = config.output.has(OutputFormat::kSegy);
+  // What SEG-Y cannot hold is said now, not after the migration.
+  if (segy) {
+    const std::string problem = io::segy_cube_problem(image_geometry(plan));
+    if (!problem.empty())
+      throw ConfigError("output.formats", "\"segy\" images: " + problem, config.source_path);
+  }
+  if (mc.shot_images && !h5)
+    throw ConfigError("migration.shot_images",
+                      "per-shot images are written into image.h5: add \"hdf5\" to output.formats",
+                      config.source_path);
   clock.mark("plan");
   smooth_velocity(plan.model, config.grid, mc.smoothing);
   clock.mark("smoothing");
   const Survey& survey = plan.survey;
 
   // The data first: every shot there and consistent, before anything is allocated or written.
-  io::GatherReader reader(mc.data);
+  const ObservedData reader(mc.data, config.source_path);
   const std::vector<int> have = reader.shots();
   for (const Shot& s : survey.shots)
     if (!std::binary_search(have.begin(), have.end(), s.index))
       throw ConfigError("migration.data", "'" + mc.data + "' has no shot " +
                                               std::to_string(s.index) + " (the survey has " +
                                               std::to_string(survey.shots.size()) + " shots)");
-  for (const Shot& s : survey.shots) check_observed(reader.read_shot(s.index), s, plan, mc.data);
+  for (const Shot& s : survey.shots) check_observed(reader.read_shot(s.index), s, plan, reader);
   clock.mark("data_check");
 
   EngineChoice ec = make_engine(plan, opt.backend, opt.graphs);
@@ -343,7 +432,16 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
   const std::string dir = config.output.directory;
   io::prepare_output_directory(dir, opt.overwrite);
   const std::string image_path = (fs::path(dir) / "image.h5").string();
-  io::ImageWriter writer(image_path, image_geometry(plan));
+  std::unique_ptr<io::ImageWriter> writer;
+  if (h5) writer = std::make_unique<io::ImageWriter>(image_path, image_geometry(plan));
+  std::vector<std::string> outputs;
+  const std::string producer = "seisfd " + seisfd_version() + " migrate";
+  // image_<name>.sgy per condition and for the illumination (docs/outputs.md §6).
+  const auto write_segy = [&](const std::string& name, const float* data, const char* units) {
+    const std::string path = (fs::path(dir) / ("image_" + name + ".sgy")).string();
+    io::write_segy_cube(path, image_geometry(plan), data, "RTM " + name, units, producer);
+    outputs.push_back(path);
+  };
 
   auto cc = e.make_array(ArrayKind::kDevice), il = e.make_array(ArrayKind::kDevice),
        zl = e.make_array(ArrayKind::kDevice);
@@ -366,7 +464,7 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
     const Shot& shot = survey.shots[k];
     const auto t0 = std::chrono::steady_clock::now();
     const ShotOperator op = shot_operator(plan, shot);
-    std::vector<double> data = observed_traces(reader.read_shot(shot.index), shot, plan, mc.data);
+    std::vector<double> data = observed_traces(reader.read_shot(shot.index), shot, plan, reader);
     if (mc.direct_arrival == DirectArrival::kMute)
       mute(data, shot, plan, v_mute, mc.mute_time, mc.mute_taper);
     clock.mark("data");
@@ -384,7 +482,7 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
       std::vector<float> cf(nphys);
       for (size_t j = 0; j < nphys; ++j) cf[j] = static_cast<float>(c[j] - before[j]);
       before = c;
-      writer.write_shot(shot.index, "crosscorrelation", cf.data());
+      writer->write_shot(shot.index, "crosscorrelation", cf.data());
     }
     s.seconds += sec;
     s.steps += store->forward_steps() + (plan.nt - 1);
@@ -427,13 +525,17 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
         break;
     }
     if (mc.laplacian) img = negative_laplacian(img, nz, ny, nx, h);
-    writer.write(to_string(cond), img.data());
+    if (writer) writer->write(to_string(cond), img.data());
+    if (segy) write_segy(to_string(cond), img.data(), "ARBITRARY (IMAGE.H5 UNITS)");
     written.push_back(to_string(cond));
   }
-  writer.write_illumination(il_f.data());
-  writer.set_shots(n);
-  writer.finish();
-  std::vector<std::string> outputs{image_path, (fs::path(dir) / "image.xmf").string()};
+  if (segy) write_segy("illumination", il_f.data(), "SUM OF SQUARED SOURCE FIELD");
+  if (writer) {
+    writer->write_illumination(il_f.data());
+    writer->set_shots(n);
+    writer->finish();
+    outputs.insert(outputs.begin(), {image_path, (fs::path(dir) / "image.xmf").string()});
+  }
   if (config.output.model)
     for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
 

@@ -6,6 +6,7 @@
 
 #include "io/error.hpp"
 #include "io/model_file.hpp"
+#include "io/segy.hpp"
 
 namespace seisfd {
 
@@ -44,6 +45,53 @@ AnisoSample salt_demo_anisotropy(double x, double y, double z, const Vec3& lo, c
 
 namespace {
 
+std::string num(double v) {
+  std::ostringstream os;
+  os.precision(10);
+  os << v;
+  return os.str();
+}
+
+// A SEG-Y cube (docs/outputs.md §6) checked against the grid: the same shape, and the spacing
+// and origin its headers give (to their mm precision).
+std::vector<float> read_segy_model(const GridConfig& g, const std::string& path) {
+  io::SegyCube cube = io::read_segy_cube(path);
+  const io::ImageGeometry& h = cube.geometry;
+  const std::string where = "SEG-Y '" + path + "': ";
+  const int have[3] = {h.nx, h.ny, h.nz}, want[3] = {g.nx, g.ny, g.nz};
+  const char* what[3] = {"crosslines (nx)", "inlines (ny)", "samples per trace (nz)"};
+  for (int a = 0; a < 3; ++a)
+    if (have[a] != want[a])
+      throw io::IoError(where + std::to_string(have[a]) + " " + what[a] + ", the grid has " +
+                        std::to_string(want[a]) + " (grid.n" + "xyz"[a] + ")");
+  // (x, y, z) of the headers against the grid; a spacing along an axis of one sample is unknown.
+  const double hs[3] = {h.spacing[2], h.spacing[1], h.spacing[0]};
+  const double ho[3] = {h.origin[2], h.origin[1], h.origin[0]};
+  const double gs[3] = {g.dx, g.dy, g.dz};
+  const auto close = [](double a, double b) {
+    return std::fabs(a - b) <= 1e-3 + 1e-6 * std::fabs(b);
+  };
+  for (int a = 0; a < 3; ++a) {
+    if (have[a] > 1 && !close(hs[a], gs[a]))
+      throw io::IoError(where + "spacing along " + "xyz"[a] + " " + num(hs[a]) +
+                        " m in the headers, the grid has " + num(gs[a]) + " m (grid.d" + "xyz"[a] +
+                        ")");
+    if (!close(ho[a], g.origin[a]))
+      throw io::IoError(where + "origin " + "xyz"[a] + " " + num(ho[a]) +
+                        " m in the headers (first trace" +
+                        (a == 2 ? "'s delay, bytes 109-110" : "'s CDP, bytes 181-188") +
+                        "), the grid has " + num(g.origin[a]) + " m (grid.origin)");
+  }
+  return std::move(cube.data);
+}
+
+// A model volume: an HDF5 dataset, or a SEG-Y cube for a .sgy/.segy path (dataset unused).
+std::vector<float> read_model_volume(const GridConfig& g, const std::string& path,
+                                     const std::string& dataset) {
+  if (io::is_segy_path(path)) return read_segy_model(g, path);
+  return io::read_volume(path, dataset, {g.nz, g.ny, g.nx});
+}
+
 // One anisotropy parameter on the grid (values as given: angles still in degrees).
 std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const char* key,
                                double AnisoSample::*member) {
@@ -80,7 +128,7 @@ std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const ch
       break;
     case AnisoParam::Kind::kFile:
       try {
-        out = io::read_volume(a.path, a.dataset, {g.nz, g.ny, g.nx});
+        out = read_model_volume(g, a.path, a.dataset);
       } catch (const io::IoError& e) {
         std::string what = e.what();  // read_volume names model.path; the key here is another
         if (what.rfind("model.path: ", 0) == 0) what.erase(0, 12);
@@ -159,7 +207,7 @@ VelocityModel build_model(const RunConfig& c) {
       break;
     case ModelType::kFile:
       try {
-        m.vp = io::read_volume(mc.path, mc.dataset, {g.nz, g.ny, g.nx});
+        m.vp = read_model_volume(g, mc.path, mc.dataset);
       } catch (const io::IoError& e) {
         // read_volume's messages already start with "model.path: "; name the key once.
         std::string what = e.what();

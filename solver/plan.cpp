@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "io/segy.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/reference/cpu_engine.hpp"
 #include "solver/wavelet.hpp"
@@ -136,7 +137,29 @@ RunPlan make_plan(const RunConfig& c) {
       p.dt = si / p.out_every;
     }
   }
+  // SEG-Y gathers hold the sample interval in whole microseconds: a dt of our own choosing is
+  // rounded down to one; a given sampling must be one.
+  const bool segy_gathers = c.output.has(OutputFormat::kSegy) && c.output.gathers;
+  if (segy_gathers && !c.output.sample_interval && !c.time.dt && p.dt >= 1e-6)
+    p.dt = std::floor(p.dt * 1e6 + 1e-6) * 1e-6;
+  if (segy_gathers) {
+    const int us = io::segy_interval_units(p.dt * p.out_every, 1e-6);
+    if (us < 1 || us > io::kSegyMaxInterval)
+      throw ConfigError(c.output.sample_interval ? "output.sample_interval" : "time.dt",
+                        "the gathers' sample interval " + fmt(p.dt * p.out_every) +
+                            " s is not a whole number of microseconds from 1 to " +
+                            std::to_string(io::kSegyMaxInterval) +
+                            ", as SEG-Y gathers (output.formats) need",
+                        src);
+  }
   p.nt = static_cast<int>(std::floor(c.time.duration / p.dt + 1e-9)) + 1;
+  if (segy_gathers && p.nt_out() > io::kSegyMaxSamples)
+    throw ConfigError("time.duration",
+                      std::to_string(p.nt_out()) +
+                          " samples per trace; SEG-Y gathers "
+                          "(output.formats) hold up to " +
+                          std::to_string(io::kSegyMaxSamples) + " (raise output.sample_interval)",
+                      src);
   if (p.nt < 2)
     throw ConfigError("time.duration", "shorter than one time step " + fmt(p.dt) + " s", src);
 

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 
 #include "kernels/cuda_backend.hpp"
 #include "solver/run.hpp"
@@ -36,6 +37,37 @@ void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
   for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
   gw.write_shot(shot.index, traces.data(), nr, nto, xyz.data(), shot.source,
                 plan.dt * plan.out_every, 0.0);
+}
+
+namespace {
+// The kept samples of the shot's traces, [receivers][nt_out], and the receivers' positions.
+std::vector<float> kept_samples(const RunPlan& plan, const Shot& shot,
+                                const std::vector<double>& full, std::vector<double>& xyz) {
+  const int nr = static_cast<int>(shot.receivers.size()), nto = plan.nt_out();
+  std::vector<float> traces(static_cast<size_t>(nr) * nto);
+  for (int r = 0; r < nr; ++r)
+    for (int k = 0; k < nto; ++k)
+      traces[static_cast<size_t>(r) * nto + k] =
+          static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
+  xyz.clear();
+  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
+  return traces;
+}
+}  // namespace
+
+void write_gather(io::SegyGatherWriter& gw, const RunPlan& plan, const Shot& shot,
+                  const std::vector<double>& full) {
+  std::vector<double> xyz;
+  const std::vector<float> traces = kept_samples(plan, shot, full, xyz);
+  gw.write_shot(shot.index, traces.data(), static_cast<int>(shot.receivers.size()), xyz.data(),
+                shot.source);
+}
+
+std::unique_ptr<io::SegyGatherWriter> make_segy_gathers(const RunPlan& plan, const std::string& dir,
+                                                        const std::string& producer) {
+  return std::make_unique<io::SegyGatherWriter>(
+      (std::filesystem::path(dir) / "gathers.sgy").string(), plan.nt_out(),
+      plan.dt * plan.out_every, "seisfd " + seisfd_version() + " " + producer);
 }
 
 std::string config_digest(const RunConfig& config) {

@@ -4,10 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "io/gathers.hpp"
+#include "io/segy.hpp"
 #include "kernels/engine.hpp"
 #include "solver/plan.hpp"
 #include "solver/survey.hpp"
@@ -22,6 +24,12 @@ std::string now_iso();  // UTC, ISO 8601
 // gathers.h5 holds them.
 void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
                   const std::vector<double>& traces);
+// The same traces into gathers.sgy (output.formats = [..., "segy"]).
+void write_gather(io::SegyGatherWriter& gw, const RunPlan& plan, const Shot& shot,
+                  const std::vector<double>& traces);
+// A new gathers.sgy(.partial) in dir for the plan's sampling; producer: the command ("run").
+std::unique_ptr<io::SegyGatherWriter> make_segy_gathers(const RunPlan& plan, const std::string& dir,
+                                                        const std::string& producer);
 
 // What must not change for `seisfd run --resume` to continue a gathers file: a hash of the
 // resolved config without [output] and [kernel] (where and on what it runs).

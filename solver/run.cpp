@@ -61,8 +61,15 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   const std::string gathers_path = (fs::path(dir) / "gathers.h5").string();
   const std::string snaps_path = (fs::path(dir) / "snapshots.h5").string();
   const bool gathers = !plan.receivers.empty() && config.output.gathers;
+  const bool h5 = config.output.has(OutputFormat::kHdf5),
+             segy = config.output.has(OutputFormat::kSegy);
   if (opt.resume && !gathers)
     throw ConfigError("output.gathers", "--resume continues a gathers file; this run writes none",
+                      config.source_path);
+  if (opt.resume && segy)
+    throw ConfigError("output.formats",
+                      "--resume continues gathers.h5 only; gathers.sgy cannot be resumed (run "
+                      "again without --resume)",
                       config.source_path);
   clock.mark("plan");
   Modeling modeling(plan, opt.backend, opt.graphs);
@@ -70,6 +77,7 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   clock.mark("engine");
   // --resume: the gathers.h5.partial of an interrupted run, the shots it holds skipped.
   std::unique_ptr<io::GatherWriter> gw;
+  std::unique_ptr<io::SegyGatherWriter> sgw;
   std::vector<int> done;
   if (opt.resume) {
     gw = std::make_unique<io::GatherWriter>(
@@ -77,7 +85,8 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
     done = gw->shots();
   } else {
     io::prepare_output_directory(dir, opt.overwrite);
-    if (gathers) gw = std::make_unique<io::GatherWriter>(gathers_path, config_digest(config));
+    if (gathers && h5) gw = std::make_unique<io::GatherWriter>(gathers_path, config_digest(config));
+    if (gathers && segy) sgw = make_segy_gathers(plan, dir, "run");
   }
 
   // Snapshots are of the first shot (not rewritten by a resumed run that has it).
@@ -120,6 +129,7 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
       };
     const ShotResult r = modeling.forward(shot, lo, cb);
     clock.mark("shots");
+    if (sgw) write_gather(*sgw, plan, shot, r.traces);
     if (gw) write_gather(*gw, plan, shot, r.traces);
     clock.mark("output");
     if (!opt.quiet && nshots > 1)
@@ -144,6 +154,10 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   if (gw) {
     gw->finish();
     outputs.push_back(gathers_path);
+  }
+  if (sgw) {
+    sgw->finish();
+    outputs.push_back(sgw->final_path());
   }
   if (snaps) {
     snaps->finish();
