@@ -6,6 +6,8 @@ pkgs=(build-essential cmake ninja-build pkg-config libhdf5-dev libcli11-dev libt
       nlohmann-json3-dev libgtest-dev)
 # The Python package and its tests (python/), run by Debian's python3.
 pkgs+=(python3 python3-h5py python3-numpy python3-matplotlib python3-pytest python3-segyio)
+# SEG-Y (optional at build, CMake SEISFD_SEGY; its tests read it back with python3-segyio).
+pkgs+=(libsegyio-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
