@@ -120,7 +120,7 @@ std::string mib(double bytes) {
 }
 
 // The observed gathers (migration.data): gathers.h5, or a SEG-Y file (.sgy, .segy) with the
-// geometry in its trace headers (docs/outputs.md §6).
+// geometry in its trace headers (docs/outputs.md §7).
 class ObservedData {
  public:
   ObservedData(const std::string& path, const std::string& config) : path_(path), config_(config) {
@@ -374,12 +374,23 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
   return s;
 }
 
-RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
-  const MigrationConfig& mc = config.migration;
+RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
+  const MigrationConfig& mc = given.migration;
   if (mc.data.empty())
-    throw ConfigError("migration.data", "required by seisfd migrate (the observed gathers.h5)",
-                      config.source_path);
+    throw ConfigError("migration.data",
+                      "required by seisfd migrate (the observed gathers.h5 or gathers.sgy)",
+                      given.source_path);
   PhaseClock clock;
+  const ObservedData reader(mc.data, given.source_path);
+  RunConfig config = given;
+  // migrate writes no gathers (nor their SEG-Y sampling rules); without a time step or a
+  // sampling of its own it samples as the data do, so that a dt rounded for SEG-Y gathers by
+  // the run that wrote them is found again.
+  config.output.gathers = false;
+  if (!config.time.dt && !config.output.sample_interval) {
+    const std::vector<int> shots = reader.shots();
+    if (!shots.empty()) config.output.sample_interval = reader.read_shot(shots[0]).dt;
+  }
   RunPlan plan = make_plan(config);
   for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
   const bool h5 = config.output.has(OutputFormat::kHdf5),
@@ -400,7 +411,6 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
   const Survey& survey = plan.survey;
 
   // The data first: every shot there and consistent, before anything is allocated or written.
-  const ObservedData reader(mc.data, config.source_path);
   const std::vector<int> have = reader.shots();
   for (const Shot& s : survey.shots)
     if (!std::binary_search(have.begin(), have.end(), s.index))
@@ -436,7 +446,7 @@ RunSummary execute_migrate(const RunConfig& config, const RunOptions& opt) {
   if (h5) writer = std::make_unique<io::ImageWriter>(image_path, image_geometry(plan));
   std::vector<std::string> outputs;
   const std::string producer = "seisfd " + seisfd_version() + " migrate";
-  // image_<name>.sgy per condition and for the illumination (docs/outputs.md §6).
+  // image_<name>.sgy per condition and for the illumination (docs/outputs.md §7).
   const auto write_segy = [&](const std::string& name, const float* data, const char* units) {
     const std::string path = (fs::path(dir) / ("image_" + name + ".sgy")).string();
     io::write_segy_cube(path, image_geometry(plan), data, "RTM " + name, units, producer);

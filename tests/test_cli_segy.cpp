@@ -1,4 +1,4 @@
-// SEG-Y from the outside (docs/outputs.md §6): output.formats writes gathers.sgy beside or
+// SEG-Y from the outside (docs/outputs.md §7): output.formats writes gathers.sgy beside or
 // instead of gathers.h5 with the same numbers; seisfd migrate reads observed data from SEG-Y and
 // gives the image it gives from HDF5, and writes image_<condition>.sgy cubes; models come from
 // SEG-Y cubes. Bad input (a wrong sample count, missing coordinates, an unsorted cube, a cube
@@ -160,7 +160,8 @@ TEST_F(CliSegyTest, BornSegyMigratesLikeHdf5) {
 }
 
 // formats = ["segy"] alone: gathers.sgy and no gathers.h5; a dt of seisfd's choosing is rounded
-// to whole microseconds.
+// to whole microseconds, and a migration of the same config (HDF5 image, no dt given) samples
+// as the data do.
 TEST_F(CliSegyTest, SegyInsteadOfHdf5) {
   std::string text = replace_line(kSurvey, "dt = 0.001", "");
   text = replace_line(text, "duration = 0.25", "duration = 0.1");
@@ -176,6 +177,12 @@ TEST_F(CliSegyTest, SegyInsteadOfHdf5) {
   EXPECT_EQ(g.shots(), (std::vector<int>{0, 1}));
   EXPECT_DOUBLE_EQ(g.read_shot(1).dt, std::round(dt * 1e6) * 1e-6);
   EXPECT_EQ(g.read_shot(1).nt, static_cast<int>(rep["time"]["nt"]));
+  const Result m = run({"migrate", cfg, "-q", "--set", "output.directory=img", "--set",
+                        "migration.data=only/gathers.sgy"});
+  ASSERT_EQ(m.rc, 0) << describe(m);
+  EXPECT_TRUE(io::ImageReader((dir_ / "img/image.h5").string()).complete());
+  const auto mrep = nlohmann::json::parse(read_file(dir_ / "img/report.json"));
+  EXPECT_EQ(mrep["time"]["dt"], rep["time"]["dt"]);
 }
 
 // ------------------------------------------------------------------------ bad SEG-Y data
@@ -307,13 +314,14 @@ TEST_F(CliSegyTest, ConfigErrorsNameTheKey) {
       {"time.dt", "microseconds"});
   expect_refused(seisfd("run", "x", {"--set", "output.formats=[\"segy\"]", "--resume"}),
                  {"output.formats", "--resume"});
-  // A grid SEG-Y images cannot describe is refused before the data are read or anything runs
-  // (migration.data need only exist).
+  // A grid SEG-Y images cannot describe is refused before anything runs.
+  ASSERT_EQ(seisfd("born", "data", {}).rc, 0);
   expect_refused(
-      seisfd("migrate", "img",
-             {"--set", "migration.data=survey.toml", "--set", "output.formats=[\"segy\"]", "--set",
-              "grid.origin=[0.0, 0.0, 0.5]", "--set", "shots.start=[100.0, 30.0, 20.5]", "--set",
-              "receivers.start=[0.0, 30.0, 10.5]", "--set", "receivers.end=[310.0, 30.0, 10.5]"}),
+      seisfd(
+          "migrate", "img",
+          {"--set", "migration.data=data/gathers.h5", "--set", "output.formats=[\"segy\"]", "--set",
+           "grid.origin=[0.0, 0.0, 0.5]", "--set", "shots.start=[100.0, 30.0, 20.5]", "--set",
+           "receivers.start=[0.0, 30.0, 10.5]", "--set", "receivers.end=[310.0, 30.0, 10.5]"}),
       {"output.formats", "origin z 0.5"});
 }
 
