@@ -612,8 +612,10 @@ void write_segy_cube(const std::string& path, const ImageGeometry& g, const floa
   detail::rename_file(partial, path);
 }
 
-SegyCube read_segy_cube(const std::string& path) {
-  const Opened o = open_checked(path);
+namespace {
+
+// Checks a cube's headers (order, coordinates, sampling) and returns its geometry.
+ImageGeometry scan_cube(const Opened& o) {
   const int n = o.traces;
   struct Head {
     int il, xl;
@@ -696,13 +698,27 @@ SegyCube read_segy_cube(const std::string& path) {
                           num(ex) + ", " + num(ey) + ") (inline " + std::to_string(hs[k].il) +
                           ", crossline " + std::to_string(hs[k].xl) + ")");
   }
-  SegyCube c;
-  ImageGeometry& g = c.geometry;
+  ImageGeometry g;
   g.nz = o.samples;
   g.ny = ny;
   g.nx = nx;
   g.spacing = {o.interval * 1e-3, dy, dx};
   g.origin = {static_cast<double>(delay), y0, x0};
+  return g;
+}
+
+}  // namespace
+
+ImageGeometry segy_cube_geometry(const std::string& path) {
+  return scan_cube(open_checked(path));
+}
+
+SegyCube read_segy_cube(const std::string& path) {
+  const Opened o = open_checked(path);
+  const int n = o.traces;
+  SegyCube c;
+  c.geometry = scan_cube(o);
+  const ImageGeometry& g = c.geometry;
   c.data.resize(static_cast<size_t>(g.nz) * n);
   std::vector<float> trace(o.samples);
   for (int k = 0; k < n; ++k) {
@@ -773,6 +789,9 @@ void write_segy_cube(const std::string& path, const ImageGeometry&, const float*
   not_built(path);
 }
 SegyCube read_segy_cube(const std::string& path) {
+  not_built(path);
+}
+ImageGeometry segy_cube_geometry(const std::string& path) {
   not_built(path);
 }
 

@@ -109,7 +109,10 @@ void write_segy_cube(const std::string& path, const ImageGeometry& g, const floa
 // Reads a cube sorted by inline then crossline (every inline the same crosslines, ascending),
 // the grid from the headers: nx = crosslines, ny = inlines, nz = samples, spacing and origin
 // from the CDP coordinates (axis-aligned: x along the crossline, y along the inline), dz from
-// the sample interval in mm and the origin z from the delay (109) in metres.
+// the sample interval in mm and the origin z from the delay (109) in metres. Spacing along an
+// axis of one sample is 0 (unknown).
 SegyCube read_segy_cube(const std::string& path);
+// The same checks and geometry without reading the samples.
+ImageGeometry segy_cube_geometry(const std::string& path);
 
 }  // namespace seisfd::io

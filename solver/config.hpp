@@ -34,6 +34,9 @@ struct GridConfig {
   int nx = 0, ny = 0, nz = 0;     // physical cells per axis
   double dx = 0, dy = 0, dz = 0;  // spacing, m
   Vec3 origin{0.0, 0.0, 0.0};     // position of physical cell (0,0,0), m
+  // grid.from_model: the above were taken from the headers of model.path, a SEG-Y cube
+  // (a spacing given in [grid] is kept, for an axis of one sample in the cube).
+  bool from_model = false;
 };
 
 enum class ModelType { kConstant, kLayered, kSalt, kFile };

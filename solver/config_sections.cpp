@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "io/error.hpp"
+#include "io/segy.hpp"
 #include "solver/config_reader.hpp"
 #include "solver/config_text.hpp"
 
@@ -61,11 +63,53 @@ AnisoParam read_aniso(const Section& s, const std::string& k, const ModelConfig&
   return a;
 }
 
+// grid.from_model: shape, origin and (where not given) spacing from model.path's SEG-Y cube.
+void resolve_grid_from_model(const Section& grid, const Section& model, GridConfig& g,
+                             const ModelConfig& m) {
+  if (m.type != ModelType::kFile || !io::is_segy_path(m.path))
+    grid.fail("from_model", "needs model.type = \"file\" with a SEG-Y model.path (.sgy, .segy)");
+  io::ImageGeometry h;
+  try {
+    h = io::segy_cube_geometry(m.path);
+  } catch (const io::IoError& e) {
+    model.fail("path", e.what());
+  }
+  g.nx = h.nx;
+  g.ny = h.ny;
+  g.nz = h.nz;
+  g.origin = {h.origin[2], h.origin[1], h.origin[0]};
+  const double from_headers[3] = {h.spacing[2], h.spacing[1], h.spacing[0]};
+  double* spacing[3] = {&g.dx, &g.dy, &g.dz};
+  for (int a = 0; a < 3; ++a) {
+    if (*spacing[a] > 0) continue;  // given: the model reader checks it against the headers
+    if (!(from_headers[a] > 0))
+      grid.fail("from_model", std::string("the cube in model.path has one sample along ") +
+                                  "xyz"[a] + ", so its d" + "xyz"[a] + " is unknown: give grid.d" +
+                                  "xyz"[a] + " (or grid.spacing)");
+    *spacing[a] = from_headers[a];
+  }
+}
+
 }  // namespace
 
 GridConfig read_grid(const Section& s) {
-  s.check_known({"nx", "ny", "nz", "spacing", "dx", "dy", "dz", "origin"});
+  s.check_known({"nx", "ny", "nz", "spacing", "dx", "dy", "dz", "origin", "from_model"});
   GridConfig g;
+  g.from_model = s.get_bool("from_model").value_or(false);
+  if (g.from_model) {
+    // The rest comes from model.path's SEG-Y headers (read_config); a spacing may be given.
+    for (const char* k : {"nx", "ny", "nz", "origin"})
+      s.reject(k, "taken from the SEG-Y headers of model.path with grid.from_model = true");
+    if (const auto spacing = s.get_positive("spacing")) {
+      for (const char* k : {"dx", "dy", "dz"})
+        if (s.has(k)) s.fail(k, "cannot be combined with grid.spacing; give one or the other");
+      g.dx = g.dy = g.dz = *spacing;
+    }
+    g.dx = s.get_positive("dx").value_or(g.dx);
+    g.dy = s.get_positive("dy").value_or(g.dy);
+    g.dz = s.get_positive("dz").value_or(g.dz);
+    return g;
+  }
   g.nx = s.need("nx", s.get_int("nx", 1));
   g.ny = s.need("ny", s.get_int("ny", 1));
   g.nz = s.need("nz", s.get_int("nz", 1));
@@ -201,9 +245,11 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   };
   RunConfig c;
   c.source_path = ctx.source();
-  c.grid = read_grid(required("grid"));
+  const Section grid = required("grid");
+  c.grid = read_grid(grid);
   const Section model = required("model");
   c.model = read_model(model, c.grid);
+  if (c.grid.from_model) resolve_grid_from_model(grid, model, c.grid, c.model);
   c.physics = read_physics(optional("physics"));
   // Anisotropy keys belong to the anisotropic equations; the tilt to TTI only.
   const std::string why =

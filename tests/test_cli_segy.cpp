@@ -281,6 +281,24 @@ TEST_F(CliSegyModel, VelocityFromSegyGivesTheLayeredRun) {
     EXPECT_GT(peak, 0.0);
   }
 
+  // grid.from_model: the grid from the cube's headers, the same run again.
+  std::string fm = replace_line(text, "nx = 32", "from_model = true");
+  for (const char* k : {"ny = 6", "nz = 24", "spacing = 10.0"}) fm = replace_line(fm, k, "");
+  const std::string fm_cfg = write_config("from_model.toml", fm).string();
+  const Result c = run({"run", fm_cfg, "-q", "--set", "output.directory=c"});
+  ASSERT_EQ(c.rc, 0) << describe(c);
+  io::GatherReader gc((dir_ / "c/gathers.h5").string());
+  for (int s : {0, 1}) EXPECT_EQ(gc.read_shot(s).traces, gb.read_shot(s).traces) << "shot " << s;
+  const auto rep = nlohmann::json::parse(read_file(dir_ / "c/report.json"));
+  EXPECT_EQ(rep["config"]["grid"]["nx"], 32);
+  EXPECT_EQ(rep["config"]["grid"]["nz"], 24);
+  EXPECT_EQ(rep["config"]["grid"]["dy"], 10.0);
+  expect_refused(run({"check", fm_cfg, "--set", "grid.nx=4"}), {"grid.nx", "from_model"});
+  const std::string fm_constant = write_config(
+      "fm_constant.toml", replace_line(replace_line(fm, "type = \"file\"", "type = \"constant\""),
+                                       "path = \"vp.sgy\"", "vp = 2000.0"));
+  expect_refused(run({"check", fm_constant}), {"grid.from_model", "SEG-Y model.path"});
+
   // A cube of another grid, or unsorted, is refused by `seisfd check` with one line.
   io::ImageGeometry g = grid();
   g.nx = 31;
@@ -299,6 +317,7 @@ TEST_F(CliSegyModel, VelocityFromSegyGivesTheLayeredRun) {
   set_field(bytes, trace_at(40, 24), 189, 4, 1);  // trace 41 (inline 2) claims inline 1
   write_bytes(p, bytes);
   expect_refused(run({"check", cfg}), {"model.path", "vp.sgy", "trace 41:", "sorted by inline"});
+  expect_refused(run({"check", fm_cfg}), {"model.path", "vp.sgy", "trace 41:", "sorted by inline"});
 }
 
 // ------------------------------------------------------------------------ config
