@@ -311,26 +311,40 @@ struct SegyGatherWriter::Impl {
   int nt = 0, dt_us = 0;
   long trace0 = 3600;
   int bsize = 0, written = 0;
-  std::vector<int> shots;
+  std::vector<std::pair<int, int>> shots;  // (shot, traces) in file order
   std::vector<float> buf;
   bool finished = false;
+
+  // Checks and sets the sampling; IoError naming the file.
+  void sampling(int n, double dt) {
+    const std::string what = "SEG-Y '" + partial + "'";
+    dt_us = segy_interval_units(dt, 1e-6);
+    if (dt_us < 1 || dt_us > kSegyMaxInterval)
+      throw IoError(what + ": sample interval " + num(dt) +
+                    " s is not a whole number of microseconds from 1 to " +
+                    std::to_string(kSegyMaxInterval));
+    if (n < 1 || n > kSegyMaxSamples)
+      throw IoError(what + ": " + std::to_string(n) + " samples per trace; SEG-Y holds 1 to " +
+                    std::to_string(kSegyMaxSamples));
+    nt = n;
+    bsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, nt);
+  }
 };
 
+namespace {
+constexpr const char* kDigestLabel = "CONFIG DIGEST (SEISFD RUN --RESUME) ";
+}
+
+SegyGatherWriter::SegyGatherWriter(std::unique_ptr<Impl> impl, std::string path)
+    : impl_(std::move(impl)), path_(std::move(path)) {}
+
 SegyGatherWriter::SegyGatherWriter(const std::string& path, int nt, double dt,
-                                   const std::string& producer)
+                                   const std::string& producer, const std::string& config_digest)
     : impl_(std::make_unique<Impl>()), path_(path) {
   Impl& m = *impl_;
   m.partial = path + ".partial";
   const std::string what = "SEG-Y '" + m.partial + "'";
-  m.dt_us = segy_interval_units(dt, 1e-6);
-  if (m.dt_us < 1 || m.dt_us > kSegyMaxInterval)
-    throw IoError(what + ": sample interval " + num(dt) +
-                  " s is not a whole number of microseconds from 1 to " +
-                  std::to_string(kSegyMaxInterval));
-  if (nt < 1 || nt > kSegyMaxSamples)
-    throw IoError(what + ": " + std::to_string(nt) + " samples per trace; SEG-Y holds 1 to " +
-                  std::to_string(kSegyMaxSamples));
-  m.nt = nt;
+  m.sampling(nt, dt);
   m.file = create(m.partial);
   const std::vector<std::string> lines = {
       "SEISFD SHOT GATHERS, " + producer,
@@ -348,6 +362,7 @@ SegyGatherWriter::SegyGatherWriter(const std::string& path, int nt, double dt,
       "OFFSET (37) = HORIZONTAL SOURCE-RECEIVER DISTANCE, WHOLE METRES",
       "SAMPLE COUNT (115) AND INTERVAL (117, US) IN EVERY TRACE AND THE BINARY HEADER",
       "SEG-Y REV 1",
+      kDigestLabel + (config_digest.empty() ? std::string("NONE") : config_digest),
   };
   try {
     write_headers(m.file.f, lines, nt, m.dt_us, 0, 1 /* as recorded */, what);
@@ -356,7 +371,84 @@ SegyGatherWriter::SegyGatherWriter(const std::string& path, int nt, double dt,
     std::remove(m.partial.c_str());
     throw;
   }
-  m.bsize = segy_trsize(SEGY_IEEE_FLOAT_4_BYTE, nt);
+}
+
+SegyGatherWriter SegyGatherWriter::resume(const std::string& path, int nt, double dt,
+                                          const std::string& config_digest) {
+  auto impl = std::make_unique<Impl>();
+  Impl& m = *impl;
+  m.partial = path + ".partial";
+  const std::string what = "SEG-Y '" + m.partial + "': cannot resume: ";
+  std::error_code ec;
+  if (!fs::is_regular_file(m.partial, ec)) {
+    std::string msg = what + "the file does not exist";
+    if (fs::is_regular_file(path, ec))
+      msg += " ('" + path + "' does: the run that wrote it finished)";
+    throw IoError(msg);
+  }
+  m.sampling(nt, dt);
+  const auto size = static_cast<long long>(fs::file_size(m.partial, ec));
+  m.file = SegyHandle(segy_open(m.partial.c_str(), "r+b"));
+  if (!m.file.f || size < 3600) throw IoError(what + "not a SEG-Y file seisfd can reopen");
+  char bin[SEGY_BINARY_HEADER_SIZE];
+  check(segy_binheader(m.file.f, bin), what + "reading the binary header");
+  int32_t interval = 0;
+  segy_get_bfield(bin, SEGY_BIN_INTERVAL, &interval);
+  if (segy_format(bin) != SEGY_IEEE_FLOAT_4_BYTE || segy_samples(bin) != nt || interval != m.dt_us)
+    throw IoError(what + "it holds " + std::to_string(segy_samples(bin)) + " samples of " +
+                  std::to_string(interval) + " us (format " + std::to_string(segy_format(bin)) +
+                  "), this run writes " + std::to_string(nt) + " of " + std::to_string(m.dt_us) +
+                  " us (format 5)");
+  check(segy_set_format(m.file.f, SEGY_IEEE_FLOAT_4_BYTE), what);
+  char text[SEGY_TEXT_HEADER_SIZE + 1] = {};
+  check(segy_read_textheader(m.file.f, text), what + "reading the textual header");
+  const std::string t(text), label(kDigestLabel);
+  const size_t at = t.find(label);
+  std::string digest = at == std::string::npos ? "" : t.substr(at + label.size());
+  digest = digest.substr(0, digest.find(' '));
+  const std::string want = config_digest.empty() ? "NONE" : config_digest;
+  if (digest != want)
+    throw IoError(what + "was started with another config (digest " +
+                  (digest.empty() ? std::string("none") : digest) + ", this config's is " + want +
+                  "); rerun without --resume");
+  const long long per = SEGY_TRACE_HEADER_SIZE + static_cast<long long>(m.bsize);
+  const int traces = static_cast<int>((size - m.trace0) / per);  // a cut-short trace is dropped
+  for (int k = 0; k < traces; ++k) {
+    char h[SEGY_TRACE_HEADER_SIZE];
+    check(segy_traceheader(m.file.f, k, h, m.trace0, m.bsize),
+          what + "trace " + std::to_string(k + 1));
+    const int shot = get(h, SEGY_TR_FIELD_RECORD);
+    if (m.shots.empty() || m.shots.back().first != shot)
+      m.shots.emplace_back(shot, 1);
+    else
+      ++m.shots.back().second;
+  }
+  m.written = traces;
+  SegyGatherWriter w(std::move(impl), path);
+  w.keep_first(w.impl_->shots.size());  // drops the bytes of a trace cut short
+  return w;
+}
+
+std::vector<std::pair<int, int>> SegyGatherWriter::traces_per_shot() const {
+  return impl_->shots;
+}
+
+void SegyGatherWriter::keep_first(size_t n) {
+  Impl& m = *impl_;
+  const std::string what = "SEG-Y '" + m.partial + "'";
+  if (n > m.shots.size()) n = m.shots.size();
+  m.shots.resize(n);
+  m.written = 0;
+  for (const auto& s : m.shots) m.written += s.second;
+  check(m.file.close(), what + ": close");
+  std::error_code ec;
+  fs::resize_file(m.partial,
+                  m.trace0 + static_cast<long long>(m.written) * (SEGY_TRACE_HEADER_SIZE + m.bsize),
+                  ec);
+  if (ec) throw IoError(what + ": cannot cut it to its whole shots: " + ec.message());
+  m.file = SegyHandle(segy_open(m.partial.c_str(), "r+b"));
+  if (!m.file.f) throw IoError(what + ": cannot reopen it: " + std::strerror(errno));
+  check(segy_set_format(m.file.f, SEGY_IEEE_FLOAT_4_BYTE), what);
 }
 
 SegyGatherWriter::~SegyGatherWriter() = default;
@@ -371,8 +463,9 @@ void SegyGatherWriter::write_shot(int shot, const float* traces, int nrec, const
   if (shot < 0 || nrec <= 0 || !traces || !receivers)
     throw IoError(what + ": shot " + std::to_string(shot) + " with " + std::to_string(nrec) +
                   " receivers (need a shot index >= 0 and receivers with data)");
-  if (std::find(m.shots.begin(), m.shots.end(), shot) != m.shots.end())
-    throw IoError(what + ": shot " + std::to_string(shot) + " is already written");
+  for (const auto& s : m.shots)
+    if (s.first == shot)
+      throw IoError(what + ": shot " + std::to_string(shot) + " is already written");
   std::vector<double> values(source.begin(), source.end());
   values.insert(values.end(), receivers, receivers + 3 * static_cast<size_t>(nrec));
   const int s = choose_scalar(values);
@@ -406,11 +499,13 @@ void SegyGatherWriter::write_shot(int shot, const float* traces, int nrec, const
   // A finished shot reaches the disk before the next starts.
   check(segy_flush(m.file.f, false), what + ": flush");
   m.written += nrec;
-  m.shots.push_back(shot);
+  m.shots.emplace_back(shot, nrec);
 }
 
 std::vector<int> SegyGatherWriter::shots() const {
-  return impl_->shots;
+  std::vector<int> out;
+  for (const auto& s : impl_->shots) out.push_back(s.first);
+  return out;
 }
 
 void SegyGatherWriter::finish() {
@@ -742,9 +837,18 @@ bool segy_built() {
 }
 
 struct SegyGatherWriter::Impl {};
-SegyGatherWriter::SegyGatherWriter(const std::string& path, int, double, const std::string&) {
+SegyGatherWriter::SegyGatherWriter(const std::string& path, int, double, const std::string&,
+                                   const std::string&) {
   not_built(path);
 }
+SegyGatherWriter SegyGatherWriter::resume(const std::string& path, int, double,
+                                          const std::string&) {
+  not_built(path);
+}
+std::vector<std::pair<int, int>> SegyGatherWriter::traces_per_shot() const {
+  return {};
+}
+void SegyGatherWriter::keep_first(size_t) {}
 SegyGatherWriter::~SegyGatherWriter() = default;
 SegyGatherWriter::SegyGatherWriter(SegyGatherWriter&&) noexcept = default;
 SegyGatherWriter& SegyGatherWriter::operator=(SegyGatherWriter&&) noexcept = default;

@@ -9,6 +9,7 @@
 #include <array>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/gathers.hpp"
@@ -37,8 +38,15 @@ int segy_interval_units(double value, double unit);
 class SegyGatherWriter {
  public:
   // nt samples of dt seconds per trace (dt a whole number of µs <= kSegyMaxInterval, nt <=
-  // kSegyMaxSamples: IoError otherwise); producer goes into the textual header.
-  SegyGatherWriter(const std::string& path, int nt, double dt, const std::string& producer);
+  // kSegyMaxSamples: IoError otherwise); producer and config_digest (what --resume compares)
+  // go into the textual header.
+  SegyGatherWriter(const std::string& path, int nt, double dt, const std::string& producer,
+                   const std::string& config_digest = "");
+  // Reopens <path>.partial, left by a writer destroyed before finish(), to append shots; a trace
+  // cut short at its end is dropped. IoError (naming the file) when it does not exist, or was
+  // written with another sampling or config_digest.
+  static SegyGatherWriter resume(const std::string& path, int nt, double dt,
+                                 const std::string& config_digest = "");
   ~SegyGatherWriter();
   SegyGatherWriter(SegyGatherWriter&&) noexcept;
   SegyGatherWriter& operator=(SegyGatherWriter&&) noexcept;
@@ -49,11 +57,16 @@ class SegyGatherWriter {
   void write_shot(int shot, const float* traces, int nrec, const double* receivers,
                   const std::array<double, 3>& source);
   std::vector<int> shots() const;  // in the order written
-  void finish();                   // renames <path>.partial to <path>
+  // (shot, traces) of each shot in file order: a resumed file's last shot may lack traces.
+  std::vector<std::pair<int, int>> traces_per_shot() const;
+  // Keeps the first n shots of traces_per_shot() and drops the traces after them.
+  void keep_first(size_t n);
+  void finish();  // renames <path>.partial to <path>
   const std::string& final_path() const { return path_; }
 
  private:
   struct Impl;
+  SegyGatherWriter(std::unique_ptr<Impl> impl, std::string path);
   std::unique_ptr<Impl> impl_;
   std::string path_;
 };

@@ -139,8 +139,8 @@ std::vector<OutputFormat> read_formats(const Section& s) {
 #if !SEISFD_HAVE_SEGY
     if (f == OutputFormat::kSegy)
       s.fail(k,
-             "\"segy\" needs SEG-Y support, which this seisfd was built without (libsegyio; "
-             "`seisfd info` says segy: no)");
+             "\"segy\" needs SEG-Y support, which this seisfd was built without (libsegyio, "
+             "CMake SEISFD_SEGY; see `seisfd info`)");
 #endif
     out.push_back(f);
   }

@@ -64,10 +64,11 @@ void write_gather(io::SegyGatherWriter& gw, const RunPlan& plan, const Shot& sho
 }
 
 std::unique_ptr<io::SegyGatherWriter> make_segy_gathers(const RunPlan& plan, const std::string& dir,
-                                                        const std::string& producer) {
+                                                        const std::string& producer,
+                                                        const std::string& config_digest) {
   return std::make_unique<io::SegyGatherWriter>(
       (std::filesystem::path(dir) / "gathers.sgy").string(), plan.nt_out(),
-      plan.dt * plan.out_every, "seisfd " + seisfd_version() + " " + producer);
+      plan.dt * plan.out_every, "seisfd " + seisfd_version() + " " + producer, config_digest);
 }
 
 std::string config_digest(const RunConfig& config) {

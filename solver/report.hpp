@@ -27,9 +27,11 @@ void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
 // The same traces into gathers.sgy (output.formats = [..., "segy"]).
 void write_gather(io::SegyGatherWriter& gw, const RunPlan& plan, const Shot& shot,
                   const std::vector<double>& traces);
-// A new gathers.sgy(.partial) in dir for the plan's sampling; producer: the command ("run").
+// A new gathers.sgy(.partial) in dir for the plan's sampling; producer: the command ("run");
+// config_digest: what `seisfd run --resume` compares (config_digest()).
 std::unique_ptr<io::SegyGatherWriter> make_segy_gathers(const RunPlan& plan, const std::string& dir,
-                                                        const std::string& producer);
+                                                        const std::string& producer,
+                                                        const std::string& config_digest = "");
 
 // What must not change for `seisfd run --resume` to continue a gathers file: a hash of the
 // resolved config without [output] and [kernel] (where and on what it runs).

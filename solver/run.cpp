@@ -22,6 +22,29 @@
 #include "solver/time_loop.hpp"
 
 namespace seisfd {
+namespace {
+
+// The shots a resumed gathers.sgy keeps: the leading ones whole (every receiver's trace) and,
+// with gathers.h5 resumed beside it, in that file too (gathers.sgy is written first, so at most
+// its last shot is missing there). The traces after them are dropped.
+std::vector<int> resumable_segy_shots(io::SegyGatherWriter& w, const Survey& survey,
+                                      const std::vector<int>* h5_shots) {
+  std::vector<int> keep;
+  for (const auto& [shot, traces] : w.traces_per_shot()) {
+    const auto s = std::find_if(survey.shots.begin(), survey.shots.end(),
+                                [&](const Shot& x) { return x.index == shot; });
+    const bool whole = s != survey.shots.end() && traces == static_cast<int>(s->receivers.size());
+    const bool in_h5 =
+        !h5_shots || std::find(h5_shots->begin(), h5_shots->end(), shot) != h5_shots->end();
+    if (!whole || !in_h5) break;
+    keep.push_back(shot);
+  }
+  w.keep_first(keep.size());
+  return keep;
+}
+
+}  // namespace
+
 std::string seisfd_version() {
   return SEISFD_VERSION;
 }
@@ -66,27 +89,31 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   if (opt.resume && !gathers)
     throw ConfigError("output.gathers", "--resume continues a gathers file; this run writes none",
                       config.source_path);
-  if (opt.resume && segy)
-    throw ConfigError("output.formats",
-                      "--resume continues gathers.h5 only; gathers.sgy cannot be resumed (run "
-                      "again without --resume)",
-                      config.source_path);
   clock.mark("plan");
   Modeling modeling(plan, opt.backend, opt.graphs);
   Engine& engine = modeling.engine();
   clock.mark("engine");
-  // --resume: the gathers.h5.partial of an interrupted run, the shots it holds skipped.
+  // --resume: the gathers.h5.partial (and gathers.sgy.partial) of an interrupted run, the
+  // shots they hold skipped.
   std::unique_ptr<io::GatherWriter> gw;
   std::unique_ptr<io::SegyGatherWriter> sgw;
   std::vector<int> done;
   if (opt.resume) {
-    gw = std::make_unique<io::GatherWriter>(
-        io::GatherWriter::resume(gathers_path, config_digest(config)));
-    done = gw->shots();
+    if (h5) {
+      gw = std::make_unique<io::GatherWriter>(
+          io::GatherWriter::resume(gathers_path, config_digest(config)));
+      done = gw->shots();
+    }
+    if (segy) {
+      sgw = std::make_unique<io::SegyGatherWriter>(
+          io::SegyGatherWriter::resume((fs::path(dir) / "gathers.sgy").string(), plan.nt_out(),
+                                       plan.dt * plan.out_every, config_digest(config)));
+      done = resumable_segy_shots(*sgw, survey, h5 ? &done : nullptr);
+    }
   } else {
     io::prepare_output_directory(dir, opt.overwrite);
     if (gathers && h5) gw = std::make_unique<io::GatherWriter>(gathers_path, config_digest(config));
-    if (gathers && segy) sgw = make_segy_gathers(plan, dir, "run");
+    if (gathers && segy) sgw = make_segy_gathers(plan, dir, "run", config_digest(config));
   }
 
   // Snapshots are of the first shot (not rewritten by a resumed run that has it).

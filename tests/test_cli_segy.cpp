@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "io/gathers.hpp"
 #include "io/image.hpp"
@@ -185,6 +187,51 @@ TEST_F(CliSegyTest, SegyInsteadOfHdf5) {
   EXPECT_EQ(mrep["time"]["dt"], rep["time"]["dt"]);
 }
 
+// Interrupted after its first shot, a run writing both formats leaves both .partial files;
+// --resume continues both, and the files are the uninterrupted run's.
+TEST_F(CliSegyTest, InterruptedRunResumesBothFormats) {
+  // Three heavier shots (order 8, twice the steps) leave time to interrupt the second one.
+  std::vector<std::string> opts{
+      "--set", "shots.count=[3, 1]", "--set", "shots.spacing=[100.0, 0.0]",
+      "--set", "physics.order=8",    "--set", "time.duration=0.5"};
+  opts.insert(opts.end(), kBoth.begin(), kBoth.end());
+  ASSERT_EQ(seisfd("run", "whole", opts).rc, 0);
+  std::vector<std::string> args{"run", config_, "--set", "output.directory=cut"};
+  args.insert(args.end(), opts.begin(), opts.end());
+  {
+    Process p(args, dir_);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!contains(p.err(), "shot 1 of 3") &&
+           std::chrono::steady_clock::now() - t0 < std::chrono::seconds(120))
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(contains(p.err(), "shot 1 of 3")) << p.err();
+    kill(p.pid(), SIGINT);
+    ASSERT_NE(p.wait(), 0) << "the run finished before the interrupt reached it:\n" << p.err();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "cut/gathers.sgy"));
+  ASSERT_TRUE(fs::exists(dir_ / "cut/gathers.sgy.partial"));
+  // Another config cannot resume it.
+  std::vector<std::string> other = args;
+  other.insert(other.end(), {"--resume", "--set", "physics.order=4"});
+  const Result o = run(other);
+  EXPECT_NE(o.rc, 0);
+  EXPECT_EQ(lines_of(o.err).size(), 1u) << o.err;
+  args.push_back("--resume");
+  const Result r = run(args);
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_TRUE(contains(r.err, "shot 2 of 3")) << r.err;
+  EXPECT_FALSE(contains(r.err, "shot 1 of 3")) << r.err;
+  io::SegyGatherReader a((dir_ / "cut/gathers.sgy").string()),
+      b((dir_ / "whole/gathers.sgy").string());
+  ASSERT_EQ(a.shots(), (std::vector<int>{0, 1, 2}));
+  for (int s : {0, 1, 2}) EXPECT_EQ(a.read_shot(s).traces, b.read_shot(s).traces) << s;
+  EXPECT_EQ(read_bytes((dir_ / "cut/gathers.sgy").string()),
+            read_bytes((dir_ / "whole/gathers.sgy").string()));
+  io::GatherReader h((dir_ / "cut/gathers.h5").string());
+  EXPECT_EQ(h.shots(), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(h.read_shot(1).traces, a.read_shot(1).traces);
+}
+
 // ------------------------------------------------------------------------ bad SEG-Y data
 
 class CliSegyBadData : public CliSegyTest {
@@ -332,7 +379,7 @@ TEST_F(CliSegyTest, ConfigErrorsNameTheKey) {
       seisfd("check", "x", {"--set", "output.formats=[\"segy\"]", "--set", "time.dt=0.0003333"}),
       {"time.dt", "microseconds"});
   expect_refused(seisfd("run", "x", {"--set", "output.formats=[\"segy\"]", "--resume"}),
-                 {"output.formats", "--resume"});
+                 {"x/gathers.sgy.partial", "cannot resume", "does not exist"});
   // A grid SEG-Y images cannot describe is refused before anything runs.
   ASSERT_EQ(seisfd("born", "data", {}).rc, 0);
   expect_refused(

@@ -149,6 +149,46 @@ TEST_F(SegyTest, GathersRoundTripWithTheirHeaders) {
   EXPECT_EQ(field(b, t5, 181, 4), 540000);  // midpoint x
 }
 
+// A writer destroyed before finish() leaves <path>.partial; resume() reopens it, drops a trace
+// cut short, tells how many traces each shot has, and keep_first() cuts it back to whole shots.
+TEST_F(SegyTest, GathersResumeFromAPartialFile) {
+  const Gathers g;
+  const std::string p = path("g.sgy");
+  {
+    SegyGatherWriter w(p, g.nt, g.dt, "t", "digest1");
+    w.write_shot(0, g.tr0.data(), 4, g.rec0.data(), g.src0);
+    w.write_shot(3, g.tr3.data(), 2, g.rec3.data(), g.src3);
+  }
+  ASSERT_TRUE(fs::exists(p + ".partial"));
+  fs::resize_file(p + ".partial", trace_at(5, g.nt) + 17);  // shot 3: one trace and a bit
+  EXPECT_TRUE(
+      has(error_of([&] { SegyGatherWriter::resume(p, g.nt, g.dt, "digest2"); }), "another config"));
+  EXPECT_TRUE(
+      has(error_of([&] { SegyGatherWriter::resume(p, g.nt + 1, g.dt, "digest1"); }), "samples"));
+  EXPECT_TRUE(has(error_of([&] { SegyGatherWriter::resume(path("none.sgy"), g.nt, g.dt); }),
+                  "does not exist"));
+  {
+    SegyGatherWriter w = SegyGatherWriter::resume(p, g.nt, g.dt, "digest1");
+    EXPECT_EQ(w.traces_per_shot(), (std::vector<std::pair<int, int>>{{0, 4}, {3, 1}}));
+    EXPECT_EQ(fs::file_size(p + ".partial"), trace_at(5, g.nt));
+    w.keep_first(1);
+    EXPECT_EQ(w.shots(), (std::vector<int>{0}));
+    EXPECT_EQ(fs::file_size(p + ".partial"), trace_at(4, g.nt));
+    w.write_shot(3, g.tr3.data(), 2, g.rec3.data(), g.src3);
+    w.finish();
+  }
+  SegyGatherReader r(p);
+  EXPECT_EQ(r.shots(), (std::vector<int>{0, 3}));
+  EXPECT_EQ(r.read_shot(0).traces, g.tr0);
+  EXPECT_EQ(r.read_shot(3).traces, g.tr3);
+  const std::string b = read_bytes(p);
+  EXPECT_EQ(field(b, trace_at(5, g.nt), 1, 4), 6);  // sequence numbers continue
+  EXPECT_TRUE(has(r.text_header(), "digest1"));
+  // A finished file is not resumed.
+  EXPECT_TRUE(has(error_of([&] { SegyGatherWriter::resume(p, g.nt, g.dt, "digest1"); }),
+                  "the run that wrote it finished"));
+}
+
 TEST_F(SegyTest, GathersThatSegyCannotHoldAreRefused) {
   const Gathers g;
   const std::string e = error_of([&] { SegyGatherWriter w(path("a.sgy"), 10, 0.0012345, "t"); });
