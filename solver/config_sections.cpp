@@ -22,7 +22,8 @@ void reject_others(const Section& s, const std::vector<std::string>& specific,
     if (std::find(allowed.begin(), allowed.end(), k) == allowed.end()) s.reject(k, why);
 }
 
-// One anisotropy parameter: a number, one number per layer, or { path, dataset } (HDF5).
+// One anisotropy parameter: a number, one number per layer, or { path, dataset } (HDF5; a
+// SEG-Y cube, .sgy or .segy, takes no dataset).
 AnisoParam read_aniso(const Section& s, const std::string& k, const ModelConfig& m, double lo,
                       double hi) {
   AnisoParam a;
@@ -38,7 +39,10 @@ AnisoParam read_aniso(const Section& s, const std::string& k, const ModelConfig&
     t.check_known({"path", "dataset"});
     a.kind = AnisoParam::Kind::kFile;
     a.path = t.need("path", t.get_path("path"));
-    a.dataset = t.need("dataset", t.get_string("dataset"));
+    if (io::is_segy_path(a.path))
+      t.reject("dataset", "not used with a SEG-Y path (a cube holds one volume)");
+    else
+      a.dataset = t.need("dataset", t.get_string("dataset"));
   } else if (node->is_array()) {
     if (m.type != ModelType::kLayered)
       s.fail(k,
@@ -169,6 +173,8 @@ ModelConfig read_model(const Section& s, const GridConfig& grid) {
     case ModelType::kFile:
       reject_others(s, specific, {"path", "dataset"}, why);
       m.path = s.need("path", s.get_path("path"));
+      if (io::is_segy_path(m.path))
+        s.reject("dataset", "not used with a SEG-Y model.path (a cube holds one volume)");
       m.dataset = s.get_string("dataset").value_or(m.dataset);
       break;
   }

@@ -367,6 +367,28 @@ TEST_F(CliSegyModel, VelocityFromSegyGivesTheLayeredRun) {
   expect_refused(run({"check", fm_cfg}), {"model.path", "vp.sgy", "trace 41:", "sorted by inline"});
 }
 
+// Anisotropy parameters from SEG-Y cubes: the VTI run of constant epsilon and delta again.
+TEST_F(CliSegyModel, AnisotropyFromSegy) {
+  const std::vector<float> eps(24 * 6 * 32, 0.1f), delta(24 * 6 * 32, 0.05f);
+  io::write_segy_cube((dir_ / "eps.sgy").string(), grid(), eps.data(), "EPSILON", "1", "test");
+  io::write_segy_cube((dir_ / "delta.sgy").string(), grid(), delta.data(), "DELTA", "1", "test");
+  const Result a = seisfd("run", "a",
+                          {"--set", "physics.equation=\"vti\"", "--set", "model.epsilon=0.1",
+                           "--set", "model.delta=0.05"});
+  ASSERT_EQ(a.rc, 0) << describe(a);
+  const Result b =
+      seisfd("run", "b",
+             {"--set", "physics.equation=\"vti\"", "--set", "model.epsilon={ path = \"eps.sgy\" }",
+              "--set", "model.delta={ path = \"delta.sgy\" }"});
+  ASSERT_EQ(b.rc, 0) << describe(b);
+  io::GatherReader ga((dir_ / "a/gathers.h5").string()), gb((dir_ / "b/gathers.h5").string());
+  for (int s : {0, 1}) EXPECT_EQ(ga.read_shot(s).traces, gb.read_shot(s).traces) << "shot " << s;
+  expect_refused(seisfd("check", "c",
+                        {"--set", "physics.equation=\"vti\"", "--set",
+                         "model.epsilon={ path = \"eps.sgy\", dataset = \"e\" }"}),
+                 {"model.epsilon.dataset", "SEG-Y"});
+}
+
 // ------------------------------------------------------------------------ config
 
 TEST_F(CliSegyTest, ConfigErrorsNameTheKey) {
