@@ -77,11 +77,13 @@ int cmd_born(const RunArgs& a) {
   return guarded([&] {
     const RunSummary s = execute_born(load_config(a.config, a.overrides), run_options(a));
     if (!a.quiet)
-      std::fprintf(stderr,
-                   "seisfd: Born modelling of %d shots in %.2f s on %s (%s, %s). Scattered data "
-                   "in '%s/gathers.h5', report.json beside it.\n",
-                   s.shots, s.seconds, s.device.c_str(), s.backend.c_str(), s.kernel.c_str(),
-                   s.directory.c_str());
+      std::fprintf(
+          stderr,
+          "seisfd: Born modelling of %d shots in %.2f s on %s (%s, %s). Scattered data "
+          "in '%s' (gathers.h5 and/or gathers.sgy, as output.formats asks), report.json beside "
+          "it.\n",
+          s.shots, s.seconds, s.device.c_str(), s.backend.c_str(), s.kernel.c_str(),
+          s.directory.c_str());
     return 0;
   });
 }
@@ -90,11 +92,13 @@ int cmd_migrate(const RunArgs& a) {
   return guarded([&] {
     const RunSummary s = execute_migrate(load_config(a.config, a.overrides), run_options(a));
     if (!a.quiet)
-      std::fprintf(stderr,
-                   "seisfd: migrated %d shots in %.2f s on %s (%s, %s): %.3f Gcells/s. Image in "
-                   "'%s/image.h5' (image.xmf opens in ParaView), report.json beside it.\n",
-                   s.shots, s.seconds, s.device.c_str(), s.backend.c_str(), s.kernel.c_str(),
-                   s.gcells_per_s, s.directory.c_str());
+      std::fprintf(
+          stderr,
+          "seisfd: migrated %d shots in %.2f s on %s (%s, %s): %.3f Gcells/s. Image in "
+          "'%s' (image.h5 with image.xmf, which opens in ParaView, and/or image_<condition>.sgy, "
+          "as output.formats asks), report.json beside it.\n",
+          s.shots, s.seconds, s.device.c_str(), s.backend.c_str(), s.kernel.c_str(), s.gcells_per_s,
+          s.directory.c_str());
     return 0;
   });
 }
@@ -106,7 +110,8 @@ int cmd_run(const RunArgs& a) {
     if (!a.quiet) {
       std::fprintf(stderr,
                    "seisfd: %d steps in %.2f s on %s (%s, %s): %.3f Gcells/s. Outputs in '%s': "
-                   "gathers.h5 (shot gathers), snapshots.h5 + snapshots.xmf (wavefield, opens "
+                   "gathers.h5 and/or gathers.sgy (shot gathers, per output.formats), snapshots.h5 "
+                   "+ snapshots.xmf (wavefield, opens "
                    "in ParaView) when enabled, report.json (config, timings, diagnostics).\n",
                    s.steps, s.seconds, s.device.c_str(), s.backend.c_str(), s.kernel.c_str(),
                    s.gcells_per_s, s.directory.c_str());
