@@ -1,4 +1,4 @@
-// SEG-Y (rev 1, big-endian, IEEE float32 samples) through segyio's C API (docs/outputs.md §7):
+// SEG-Y (rev 1, big-endian, IEEE float32 samples) through segyio's C API (docs/outputs.md §8):
 // shot gathers (one file per survey, every shot's traces), image and model cubes (inline = y
 // index, crossline = x index, samples along z). Headers carry the geometry: coordinates in
 // metres scaled by byte 71 (elevations and depths by byte 69), the sample interval in µs for

@@ -1,4 +1,4 @@
-// Cubes: write_segy_cube, read_segy_cube, segy_cube_geometry (docs/outputs.md §7).
+// Cubes: write_segy_cube, read_segy_cube, segy_cube_geometry (docs/outputs.md §8).
 #include <cmath>
 #include <cstdio>
 #include <vector>

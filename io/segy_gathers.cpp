@@ -1,4 +1,4 @@
-// gathers.sgy: SegyGatherWriter (new and resumed files) and SegyGatherReader (docs/outputs.md §7).
+// gathers.sgy: SegyGatherWriter (new and resumed files) and SegyGatherReader (docs/outputs.md §8).
 #include <algorithm>
 #include <cerrno>
 #include <cmath>

@@ -192,7 +192,7 @@ struct SnapshotConfig {
   std::optional<std::array<Vec3, 2>> box;  // sub-volume (min, max corners), default whole domain
 };
 
-// output.formats: the files gathers and images are written as (docs/outputs.md §7).
+// output.formats: the files gathers and images are written as (docs/outputs.md §8).
 enum class OutputFormat { kHdf5, kSegy };
 
 struct OutputConfig {

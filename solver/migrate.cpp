@@ -120,7 +120,7 @@ std::string mib(double bytes) {
 }
 
 // The observed gathers (migration.data): gathers.h5, or a SEG-Y file (.sgy, .segy) with the
-// geometry in its trace headers (docs/outputs.md §7).
+// geometry in its trace headers (docs/outputs.md §8).
 class ObservedData {
  public:
   ObservedData(const std::string& path, const std::string& config) : path_(path), config_(config) {
@@ -446,7 +446,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   if (h5) writer = std::make_unique<io::ImageWriter>(image_path, image_geometry(plan));
   std::vector<std::string> outputs;
   const std::string producer = "seisfd " + seisfd_version() + " migrate";
-  // image_<name>.sgy per condition and for the illumination (docs/outputs.md §7).
+  // image_<name>.sgy per condition and for the illumination (docs/outputs.md §8).
   const auto write_segy = [&](const std::string& name, const float* data, const char* units) {
     const std::string path = (fs::path(dir) / ("image_" + name + ".sgy")).string();
     io::write_segy_cube(path, image_geometry(plan), data, "RTM " + name, units, producer);

@@ -52,7 +52,7 @@ std::string num(double v) {
   return os.str();
 }
 
-// A SEG-Y cube (docs/outputs.md §7) checked against the grid: the same shape, and the spacing
+// A SEG-Y cube (docs/outputs.md §8) checked against the grid: the same shape, and the spacing
 // and origin its headers give (to their mm precision).
 std::vector<float> read_segy_model(const GridConfig& g, const std::string& path) {
   io::SegyCube cube = io::read_segy_cube(path);

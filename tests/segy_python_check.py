@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Other readers read the SEG-Y seisfd writes (docs/outputs.md §7) and find its numbers.
+"""Other readers read the SEG-Y seisfd writes (docs/outputs.md §8) and find its numbers.
 
   produce --seisfd BIN --dir DIR   seisfd born (gathers.h5 + gathers.sgy), then seisfd migrate
                                    from gathers.sgy (image.h5 + image_<condition>.sgy)

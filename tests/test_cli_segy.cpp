@@ -1,4 +1,4 @@
-// SEG-Y from the outside (docs/outputs.md §7): output.formats writes gathers.sgy beside or
+// SEG-Y from the outside (docs/outputs.md §8): output.formats writes gathers.sgy beside or
 // instead of gathers.h5 with the same numbers; seisfd migrate reads observed data from SEG-Y and
 // gives the image it gives from HDF5, and writes image_<condition>.sgy cubes; models come from
 // SEG-Y cubes. Bad input (a wrong sample count, missing coordinates, an unsorted cube, a cube

@@ -1,4 +1,4 @@
-// SEG-Y through io/segy.hpp (docs/outputs.md §7): gathers and cubes written, read back with the
+// SEG-Y through io/segy.hpp (docs/outputs.md §8): gathers and cubes written, read back with the
 // readers and checked byte by byte in the headers (big-endian fields at their SEG-Y offsets,
 // read here without segyio), and the bad files a reader must refuse with one line naming the
 // file and the trace: a wrong sample count, a cut-short file, an unsorted cube, missing
