@@ -25,20 +25,6 @@ std::string now_iso() {
   return buf;
 }
 
-void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
-                  const std::vector<double>& full) {
-  const int nr = static_cast<int>(shot.receivers.size()), nto = plan.nt_out();
-  std::vector<float> traces(static_cast<size_t>(nr) * nto);
-  for (int r = 0; r < nr; ++r)
-    for (int k = 0; k < nto; ++k)
-      traces[static_cast<size_t>(r) * nto + k] =
-          static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
-  std::vector<double> xyz;
-  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
-  gw.write_shot(shot.index, traces.data(), nr, nto, xyz.data(), shot.source,
-                plan.dt * plan.out_every, 0.0);
-}
-
 namespace {
 // The kept samples of the shot's traces, [receivers][nt_out], and the receivers' positions.
 std::vector<float> kept_samples(const RunPlan& plan, const Shot& shot,
@@ -54,6 +40,14 @@ std::vector<float> kept_samples(const RunPlan& plan, const Shot& shot,
   return traces;
 }
 }  // namespace
+
+void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
+                  const std::vector<double>& full) {
+  std::vector<double> xyz;
+  const std::vector<float> traces = kept_samples(plan, shot, full, xyz);
+  gw.write_shot(shot.index, traces.data(), static_cast<int>(shot.receivers.size()), plan.nt_out(),
+                xyz.data(), shot.source, plan.dt * plan.out_every, 0.0);
+}
 
 void write_gather(io::SegyGatherWriter& gw, const RunPlan& plan, const Shot& shot,
                   const std::vector<double>& full) {
