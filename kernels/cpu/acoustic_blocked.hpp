@@ -27,7 +27,8 @@ struct Weights {
 
 // The Laplacian at c[x] (c: a row's first cell), summed as the reference sums it.
 template <class T, int R>
-inline T laplacian(const Weights<T, R>& w, const T* __restrict c, int x, int64_t sz, int64_t sy) {
+SEISFD_CPU_INLINE T laplacian(const Weights<T, R>& w, const T* __restrict c, int x, int64_t sz,
+                              int64_t sy) {
   T lap = w.c0 * c[x];
 #pragma GCC unroll 16
   for (int k = 1; k <= R; ++k) {

@@ -19,6 +19,10 @@
 
 #include "kernels/step_spec.hpp"
 
+// The per-cell functions the kernels call inside their `omp simd` loops: inlined always, or the
+// loop cannot vectorise (a call per cell).
+#define SEISFD_CPU_INLINE inline __attribute__((always_inline))
+
 namespace seisfd::cpu {
 
 // The sponge term g = dt/2 eta of each axis, per index (double: summed in the reference's

@@ -32,9 +32,10 @@ struct TtiWeights {
 
 // g of field f at cell x of a row whose cells all have their +-R neighbours in the array.
 template <class T, int R>
-inline void cross_at(const TtiWeights<T, R>& w, const T* __restrict f, const T* __restrict nz,
-                     const T* __restrict ny, const T* __restrict nx, int x, int64_t sz, int64_t sy,
-                     T& g0, T& g1, T& g2) {
+SEISFD_CPU_INLINE void cross_at(const TtiWeights<T, R>& w, const T* __restrict f,
+                                const T* __restrict nz, const T* __restrict ny,
+                                const T* __restrict nx, int x, int64_t sz, int64_t sy, T& g0, T& g1,
+                                T& g2) {
   T t0 = 0, t1 = 0, t2 = 0;
 #pragma GCC unroll 16
   for (int k = 1; k <= R; ++k) t0 += w.w1[0][k] * (f[x + k * sz] - f[x - k * sz]);
@@ -106,8 +107,9 @@ void cross_blocked(const StepSpec& s, const TtiWeights<T, R>& w, const reference
 
 // H_z f at cell x of a row (pointers at the row's first cell; ga: g of f), as reference::tti_hz.
 template <class T, int R>
-inline T hz_at(const TtiWeights<T, R>& w, const T* __restrict f, const T* const* __restrict a,
-               const T* const* __restrict ga, int x, const int64_t st[3]) {
+SEISFD_CPU_INLINE T hz_at(const TtiWeights<T, R>& w, const T* __restrict f,
+                          const T* const* __restrict a, const T* const* __restrict ga, int x,
+                          const int64_t st[3]) {
   T acc = 0;
 #pragma GCC unroll 3
   for (int ax = 0; ax < 3; ++ax) {

@@ -28,9 +28,10 @@ struct VtiWeights {
 
 // fp and fq at cell x of a row (pointers at the row's first cell).
 template <class T, int R, bool kAdjoint>
-inline void vti_forces(const VtiWeights<T, R>& w, const T* __restrict X, const T* __restrict Y,
-                       const T* __restrict E, const T* __restrict D, int x, int64_t sz, int64_t sy,
-                       T& fp, T& fq) {
+SEISFD_CPU_INLINE void vti_forces(const VtiWeights<T, R>& w, const T* __restrict X,
+                                  const T* __restrict Y, const T* __restrict E,
+                                  const T* __restrict D, int x, int64_t sz, int64_t sy, T& fp,
+                                  T& fq) {
   const T xc = X[x], yc = Y[x];
   T hx = 0, hy = 0, vz = 0;
 #pragma GCC unroll 16
