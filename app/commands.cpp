@@ -6,13 +6,18 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <new>
+#include <optional>
 
+#include "app/exit_codes.hpp"
 #include "io/error.hpp"
 #include "io/segy.hpp"
 #include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/registry.hpp"
+#include "solver/backend.hpp"
 #include "solver/migrate.hpp"
+#include "solver/resources.hpp"
 #include "solver/plan.hpp"
 #include "solver/run.hpp"
 #include "solver/time_loop.hpp"
@@ -21,10 +26,49 @@ namespace seisfd::app {
 namespace {
 
 std::atomic<bool> g_stop{false};
+std::atomic<bool> g_checkpoint{false};  // SIGTERM, SIGUSR1: checkpoint before stopping
+std::atomic<int> g_signal{0};           // the signal that asked the run to stop
 
-extern "C" void on_sigint(int) {
+// SIGINT, SIGTERM and SIGUSR1 (what batch systems send ahead of the time limit or a
+// preemption) and SIGHUP (the terminal went away) all ask the run to stop at the next step
+// boundary, keeping what it recorded; SIGTERM and SIGUSR1 also ask `run` for a checkpoint to
+// resume from. A second signal of the same kind ends the process at once (SIGUSR1: is ignored).
+extern "C" void on_stop_signal(int sig) {
+  g_signal.store(sig);
+  if (sig == SIGTERM || sig == SIGUSR1) g_checkpoint.store(true);
   g_stop.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  std::signal(sig, sig == SIGUSR1 ? SIG_IGN : SIG_DFL);
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    case SIGUSR1:
+      return "SIGUSR1";
+    default:
+      return "SIGINT";
+  }
+}
+
+void install_stop_handlers() {
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR1}) {
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+// The config of the command being run, kept beyond the command's scope so that errors raised
+// after parsing can be given the line of the key they name.
+std::optional<RunConfig> g_config;
+
+RunConfig& load(const RunArgs& a) {
+  return g_config.emplace(load_config(a.config, a.overrides));
 }
 
 Backend parse_backend(const std::string& s) {
@@ -33,29 +77,54 @@ Backend parse_backend(const std::string& s) {
   return Backend::kAuto;
 }
 
-// One line per error on stderr, and an exit code per kind of failure.
+// One line per error on stderr, and an exit code per kind of failure (README's table).
 template <class F>
 int guarded(F&& f) {
   try {
     return f();
   } catch (const ConfigError& e) {
-    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
-    return 2;
+    const ConfigError located = g_config ? locate(e, *g_config) : e;
+    print_error(located.what());
+    return e.input_file() ? kExitFile : kExitConfig;
   } catch (const io::IoError& e) {
-    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
-    return 3;
+    print_error(e.what());
+    return kExitFile;
+  } catch (const ResourceError& e) {
+    print_error(e.what());
+    return kExitResources;
   } catch (const NumericalError& e) {
-    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
-    return 4;
+    print_error(e.what());
+    return kExitNumerical;
   } catch (const Interrupted& e) {
+    const int sig = g_signal.load() > 0 ? g_signal.load() : SIGINT;
+    if (e.checkpointed()) {
+      const std::string dir = g_config ? g_config->output.directory : std::string(".");
+      std::fprintf(stderr,
+                   "seisfd: stopped at step %lld by %s with a checkpoint in '%s/checkpoint.h5'; "
+                   "continue with `seisfd run CONFIG --resume` (same config)\n",
+                   static_cast<long long>(e.step()), signal_name(sig), dir.c_str());
+      return kExitCheckpointed;
+    }
+    if (sig == SIGUSR1) {  // no checkpoint here (born, migrate): stopped as by SIGTERM
+      std::fprintf(stderr,
+                   "seisfd: interrupted at step %lld by SIGUSR1; output files were left as "
+                   "*.partial with attribute complete = 0\n",
+                   static_cast<long long>(e.step()));
+      return 128 + SIGTERM;
+    }
     std::fprintf(stderr,
-                 "seisfd: interrupted at step %d; output files were left as *.partial with "
-                 "attribute complete = 0\n",
-                 e.step());
-    return 130;
+                 "seisfd: interrupted at step %lld by %s; output files were left as *.partial "
+                 "with attribute complete = 0 (with the traces recorded so far)\n",
+                 static_cast<long long>(e.step()), signal_name(sig));
+    return 128 + sig;
+  } catch (const std::bad_alloc&) {
+    print_error(
+        "out of host memory (an allocation failed); `seisfd check` prints what the "
+        "run needs");
+    return kExitResources;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "seisfd: error: %s\n", e.what());
-    return 1;
+    print_error(e.what());
+    return kExitOther;
   }
 }
 
@@ -69,13 +138,15 @@ RunOptions run_options(const RunArgs& a) {
   o.graphs = !a.no_graph;
   o.resume = a.resume;
   o.stop = &g_stop;
-  std::signal(SIGINT, on_sigint);
+  o.checkpoint_on_stop = &g_checkpoint;
+  install_stop_handlers();
   return o;
 }
 
 int cmd_born(const RunArgs& a) {
   return guarded([&] {
-    const RunSummary s = execute_born(load_config(a.config, a.overrides), run_options(a));
+    const RunConfig& c = load(a);
+    const RunSummary s = execute_born(c, run_options(a));
     if (!a.quiet)
       std::fprintf(
           stderr,
@@ -90,7 +161,8 @@ int cmd_born(const RunArgs& a) {
 
 int cmd_migrate(const RunArgs& a) {
   return guarded([&] {
-    const RunSummary s = execute_migrate(load_config(a.config, a.overrides), run_options(a));
+    const RunConfig& c = load(a);
+    const RunSummary s = execute_migrate(c, run_options(a));
     if (!a.quiet)
       std::fprintf(
           stderr,
@@ -105,16 +177,16 @@ int cmd_migrate(const RunArgs& a) {
 
 int cmd_run(const RunArgs& a) {
   return guarded([&] {
-    const RunConfig c = load_config(a.config, a.overrides);
+    const RunConfig& c = load(a);
     const RunSummary s = execute_run(c, run_options(a));
     if (!a.quiet) {
       std::fprintf(stderr,
-                   "seisfd: %d steps in %.2f s on %s (%s, %s): %.3f Gcells/s. Outputs in '%s': "
+                   "seisfd: %lld steps in %.2f s on %s (%s, %s): %.3f Gcells/s. Outputs in '%s': "
                    "gathers.h5 and/or gathers.sgy (shot gathers, per output.formats), snapshots.h5 "
                    "+ snapshots.xmf (wavefield, opens "
                    "in ParaView) when enabled, report.json (config, timings, diagnostics).\n",
-                   s.steps, s.seconds, s.device.c_str(), s.backend.c_str(), s.kernel.c_str(),
-                   s.gcells_per_s, s.directory.c_str());
+                   static_cast<long long>(s.steps), s.seconds, s.device.c_str(), s.backend.c_str(),
+                   s.kernel.c_str(), s.gcells_per_s, s.directory.c_str());
     }
     return 0;
   });
@@ -122,8 +194,9 @@ int cmd_run(const RunArgs& a) {
 
 int cmd_check(const RunArgs& a) {
   return guarded([&] {
-    RunConfig c = load_config(a.config, a.overrides);
+    RunConfig& c = load(a);
     if (a.backend != "auto") c.kernel.backend = parse_backend(a.backend);
+    resolve_backend(c, Backend::kAuto);  // refuses what `run` would refuse
     const RunPlan p = make_plan(c);
     std::cout << "# resolved config\n" << config_to_toml(c) << "\n# plan\n" << describe_plan(p);
     if (c.migration.present)
@@ -137,6 +210,8 @@ int cmd_check(const RunArgs& a) {
       std::printf("device %d    %s: needs %.0f MiB of %.0f MiB free%s\n", d.id, d.name.c_str(),
                   need, have, need > have ? " (DOES NOT FIT)" : "");
     }
+    std::cout.flush();
+    require_disk(p.disk_need, c.output.directory);  // as `run` would refuse it
     std::printf("config OK\n");
     return 0;
   });

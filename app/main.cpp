@@ -1,10 +1,15 @@
 // seisfd: 3D finite-difference seismic modelling. CLI11 subcommands, nothing else.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
+
 #include "app/bench.hpp"
 #include "app/commands.hpp"
+#include "app/exit_codes.hpp"
+#include "io/library.hpp"
 
 int main(int argc, char** argv) {
+  seisfd::io::init_library();
   using seisfd::app::RunArgs;
   CLI::App app{"seisfd " SEISFD_VERSION ": 3D finite-difference seismic modelling and migration"};
   app.require_subcommand(1);
@@ -49,7 +54,19 @@ int main(int argc, char** argv) {
   seisfd::app::BenchArgs bench_args;
   auto* bench = seisfd::app::add_bench_command(app, bench_args);
 
-  CLI11_PARSE(app, argc, argv);
+  // Progress written into a closed pipe (`seisfd run ... 2>&1 | head`) is not fatal, and a write
+  // past the file-size limit (ulimit -f) fails with EFBIG, which the writers report, instead of
+  // killing the process with no message.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, and the exit code of a config error: the command line is part of the input.
+    seisfd::app::print_error(std::string(e.what()) + " (seisfd --help lists the commands)");
+    return seisfd::app::kExitConfig;
+  }
   if (*run) return seisfd::app::cmd_run(run_args);
   if (*born) return seisfd::app::cmd_born(born_args);
   if (*migrate) return seisfd::app::cmd_migrate(migrate_args);

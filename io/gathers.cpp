@@ -19,8 +19,9 @@ namespace {
 constexpr const char* kFormat = "seisfd-gathers-1";
 
 // Prefixes low-level errors with the file being written, so the user sees which output failed.
-[[noreturn]] void rethrow_for(const std::string& path, const IoError& e) {
-  throw IoError("gathers '" + path + "': " + e.what());
+[[noreturn]] void rethrow_for(const std::string& path, const IoError& e,
+                              const std::string& note = "") {
+  throw IoError("gathers '" + path + "': " + e.what() + note);
 }
 
 // The shot index of a link name written by shot_group_name, or -1 for any other name.
@@ -111,6 +112,8 @@ ShotData read_shot_group(hid_t file, int shot, bool with_traces) {
                   describe_shots(list_shots(file)) + ")");
   }
   const h5::Group g{H5_CHECK(H5Gopen2(file, name.c_str(), H5P_DEFAULT))};
+  if (H5_CHECK(H5Aexists(g.get(), "complete")) > 0 && h5::read_scalar(g.get(), "complete") == 0)
+    throw IoError("/" + name + " holds the traces of a run that was stopped (complete = 0)");
   for (const char* d : {"p", "receivers"}) {
     if (!h5::has_object(g.get(), d, H5I_DATASET)) throw IoError("no dataset /" + name + "/" + d);
   }
@@ -194,7 +197,7 @@ GatherWriter::GatherWriter(const std::string& path, const std::string& config_di
     h5::write_attribute(impl_->file.get(), "config_digest", config_digest);
     H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, h5::discard_after_failed_write(impl_->file, impl_->partial));
   }
 }
 
@@ -244,7 +247,7 @@ GatherWriter& GatherWriter::operator=(GatherWriter&&) noexcept = default;
 
 void GatherWriter::write_shot(int shot, const float* traces, int nrec, int nt,
                               const double* receivers, const std::array<double, 3>& source,
-                              double dt, double t0, const std::string& units) {
+                              double dt, double t0, const std::string& units, bool complete) {
   h5::silence_errors();
   if (impl_->finished) throw IoError("gathers '" + path_ + "': write_shot after finish()");
   if (shot < 0) {
@@ -262,6 +265,10 @@ void GatherWriter::write_shot(int shot, const float* traces, int nrec, int nt,
     if (H5_CHECK(H5Lexists(file, name.c_str(), H5P_DEFAULT)) > 0) {
       throw IoError("shot " + std::to_string(shot) + " (/" + name + ") is already written");
     }
+  } catch (const IoError& e) {
+    rethrow_for(impl_->partial, e);
+  }
+  try {
     const h5::Group group{
         H5_CHECK(H5Gcreate2(file, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT))};
     created = true;
@@ -285,12 +292,13 @@ void GatherWriter::write_shot(int shot, const float* traces, int nrec, int nt,
     h5::write_attribute(group.get(), "dt", dt);
     h5::write_attribute(group.get(), "t0", t0);
     h5::write_attribute(group.get(), "units", units);
+    h5::write_attribute(group.get(), "complete", complete ? 1 : 0);
     // Each finished shot reaches the disk, so a run that dies later keeps it.
     H5_CHECK(H5Fflush(file, H5F_SCOPE_LOCAL));
   } catch (const IoError& e) {
     // A half-written shot must not look written (best effort: the file may be what failed).
     if (created) H5Ldelete(file, name.c_str(), H5P_DEFAULT);
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, h5::discard_after_failed_write(impl_->file, impl_->partial));
   }
   impl_->shots.insert(shot);
 }
@@ -307,7 +315,7 @@ void GatherWriter::finish() {
     H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
     H5_CHECK(impl_->file.close());
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, h5::discard_after_failed_write(impl_->file, impl_->partial));
   }
   impl_->finished = true;
   detail::rename_file(impl_->partial, path_);
@@ -346,7 +354,16 @@ const std::string& GatherReader::config_digest() const {
 std::vector<int> GatherReader::shots() const {
   h5::silence_errors();
   try {
-    return list_shots(impl_->file.get());
+    // A shot a stopped run left (group attribute complete = 0) is not one of the file's shots.
+    std::vector<int> out;
+    for (const int shot : list_shots(impl_->file.get())) {
+      const h5::Group g{
+          H5_CHECK(H5Gopen2(impl_->file.get(), h5::shot_group_name(shot).c_str(), H5P_DEFAULT))};
+      if (H5_CHECK(H5Aexists(g.get(), "complete")) > 0 && h5::read_scalar(g.get(), "complete") == 0)
+        continue;
+      out.push_back(shot);
+    }
+    return out;
   } catch (const IoError& e) {
     rethrow_for(path_, e);
   }

@@ -1,13 +1,15 @@
 // gathers.h5 (docs/outputs.md §1): one group per shot /shot_NNNN (NNNN = shot index, zero-padded
 // to 4 digits; 10000 and above simply get more digits) with dataset p float32
 // [nreceivers][nt], receivers float64 [nreceivers][3] (x, y, z in m), attributes source [3],
-// dt, t0, units. Root attributes: format = "seisfd-gathers-1", complete (0/1), config_digest
-// (a string identifying the configuration the file was started with; "" when not given).
-// Written as <path>.partial with complete = 0, flushed after every shot; finish() sets
-// complete = 1 and renames to <path>. A writer destroyed before finish() leaves the .partial
-// file with complete = 0. Writing the same shot twice is an IoError.
-// GatherWriter::resume reopens such a .partial file (docs/migration.md §1, `--resume`) and
-// GatherReader reads a gathers file, whole or .partial (docs/migration.md §3, the observed data).
+// dt, t0, units, complete (0 for the shot a stopped run was modelling: its traces up to where it
+// stopped; such a shot is refused by the reader and modelled again by --resume). Root attributes:
+// format = "seisfd-gathers-1", complete (0/1), config_digest (a string identifying the
+// configuration the file was started with; "" when not given). Written as <path>.partial with
+// complete = 0, flushed after every shot; finish() sets complete = 1 and renames to <path>. A
+// writer destroyed before finish() leaves the .partial file with complete = 0. Writing the same
+// shot twice is an IoError. GatherWriter::resume reopens such a .partial file (docs/migration.md
+// §1, `--resume`) and GatherReader reads a gathers file, whole or .partial (docs/migration.md §3,
+// the observed data).
 #pragma once
 #include <array>
 #include <memory>
@@ -43,10 +45,12 @@ class GatherWriter {
   GatherWriter(const GatherWriter&) = delete;
   GatherWriter& operator=(const GatherWriter&) = delete;
 
-  // traces: nrec x nt, row-major; receivers: nrec x 3 (x, y, z).
+  // traces: nrec x nt, row-major; receivers: nrec x 3 (x, y, z). complete = false writes the
+  // traces of a shot that was stopped (nt: the samples it recorded) with the group attribute
+  // complete = 0: readers refuse it and a resumed run models the shot again.
   void write_shot(int shot, const float* traces, int nrec, int nt, const double* receivers,
                   const std::array<double, 3>& source, double dt, double t0,
-                  const std::string& units = "Pa");
+                  const std::string& units = "Pa", bool complete = true);
   // The shots the file holds (resumed and written), ascending.
   std::vector<int> shots() const;
   void finish();
@@ -72,7 +76,8 @@ class GatherReader {
 
   bool complete() const;
   const std::string& config_digest() const;  // "" when the file has none
-  std::vector<int> shots() const;            // indices of the /shot_NNNN groups, ascending
+  // Indices of the /shot_NNNN groups, ascending, without a shot left by a stopped run.
+  std::vector<int> shots() const;
   // Reads and checks one shot: shapes, finite positions, finite positive dt, finite t0.
   ShotData read_shot(int shot) const;
   const std::string& path() const { return path_; }

@@ -1,4 +1,5 @@
 #include "io/h5.hpp"
+#include "io/library.hpp"
 
 #include <cstdio>
 
@@ -18,10 +19,24 @@ struct StackWalk {
   std::string last;   // where the error was first detected
 };
 
+// The system's words from a low-level description ("... errno = 27, error message = 'File too
+// large', ..."), else the description cut at its first comma (the rest is addresses and sizes).
+std::string short_text(const std::string& desc) {
+  const std::string tag = "error message = '";
+  const auto at = desc.find(tag);
+  if (at != std::string::npos) {
+    const auto end = desc.find('\'', at + tag.size());
+    return desc.substr(at + tag.size(),
+                       end == std::string::npos ? std::string::npos : end - at - tag.size());
+  }
+  std::string s = desc.substr(0, desc.find(','));
+  if (s.size() > 120) s = s.substr(0, 117) + "...";
+  return s;
+}
+
 herr_t collect(unsigned n, const H5E_error2_t* err, void* client) {
   auto* walk = static_cast<StackWalk*>(client);
-  std::string text = err->desc != nullptr ? err->desc : "";
-  if (err->func_name != nullptr) text = std::string(err->func_name) + "(): " + text;
+  const std::string text = short_text(err->desc != nullptr ? err->desc : "");
   if (n == 0) walk->first = text;
   walk->last = text;
   return 0;
@@ -42,15 +57,22 @@ std::string error_stack_message() {
   // call clears it on entry), which is why throw_error does it first.
   if (H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, collect, &walk) < 0) return {};
   if (walk.first.empty() || walk.first == walk.last) return one_line(walk.last);
-  return one_line(walk.first + " <- " + walk.last);
+  return one_line(walk.first + ": " + walk.last);
 }
 
 void throw_error(const char* expr, const char* file, int line) {
   const std::string stack = error_stack_message();
-  std::string msg =
-      std::string("HDF5 call ") + expr + " failed at " + file + ":" + std::to_string(line);
+  const std::string call(expr, std::string(expr).find('('));
+  const std::string base = std::string(file).substr(std::string(file).find_last_of('/') + 1);
+  std::string msg = "HDF5 " + call + " failed (" + base + ":" + std::to_string(line) + ")";
   if (!stack.empty()) msg += ": " + stack;
   throw IoError(msg);
+}
+
+std::string discard_after_failed_write(File& file, const std::string& path) {
+  file.reset();
+  std::remove(path.c_str());
+  return " ('" + path + "' was removed: a file whose write failed is not kept)";
 }
 
 Dataspace make_space(std::initializer_list<hsize_t> dims) {
@@ -183,3 +205,12 @@ std::vector<std::string> children(hid_t loc, H5I_type_t kind) {
 }
 
 }  // namespace seisfd::io::h5
+
+namespace seisfd::io {
+
+void init_library() {
+  H5dont_atexit();
+  h5::silence_errors();
+}
+
+}  // namespace seisfd::io

@@ -22,7 +22,8 @@ void silence_errors();
 // the innermost (most specific) one. Empty when the stack is empty.
 std::string error_stack_message();
 
-// Throws IoError("HDF5 call <expr> failed at <file>:<line>: <stack>").
+// Throws IoError("HDF5 <function> failed (<file name>:<line>): <what>: <system error>"), one
+// short line without HDF5's internal call stack or build paths.
 [[noreturn]] void throw_error(const char* expr, const char* file, int line);
 
 // hid_t (invalid < 0), herr_t (failure < 0) and htri_t (failure < 0) share the convention.
@@ -75,6 +76,11 @@ using Dataspace = Handle<H5Sclose>;
 using Attribute = Handle<H5Aclose>;
 using PropList = Handle<H5Pclose>;
 using Datatype = Handle<H5Tclose>;
+
+// After a write into `path` failed: closes `file` (errors ignored) and removes `path`, since
+// HDF5 does not promise a readable file after a failed write, and a file that cannot be read
+// must not be left to look like a result. Returns the words for the error message.
+std::string discard_after_failed_write(File& file, const std::string& path);
 
 // A simple dataspace of the given shape; an empty shape gives a scalar dataspace.
 Dataspace make_space(std::initializer_list<hsize_t> dims);

@@ -16,8 +16,9 @@ namespace {
 
 constexpr const char* kFormat = "seisfd-image-1";
 
-[[noreturn]] void rethrow_for(const std::string& path, const IoError& e) {
-  throw IoError("image '" + path + "': " + e.what());
+[[noreturn]] void rethrow_for(const std::string& path, const IoError& e,
+                              const std::string& note = "") {
+  throw IoError("image '" + path + "': " + e.what() + note);
 }
 
 void validate(const std::string& path, const ImageGeometry& g) {
@@ -120,7 +121,7 @@ ImageWriter::ImageWriter(const std::string& path, const ImageGeometry& g)
     h5::write_attribute(file, "complete", 0);
     H5_CHECK(H5Fflush(file, H5F_SCOPE_LOCAL));
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, h5::discard_after_failed_write(impl_->file, impl_->partial));
   }
 }
 
@@ -138,7 +139,7 @@ void ImageWriter::write(const std::string& name, const float* data) {
     // A reader can follow a running job: every image written is on disk.
     H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, h5::discard_after_failed_write(impl_->file, impl_->partial));
   }
   auto& images = impl_->images;
   if (std::find(images.begin(), images.end(), name) == images.end()) images.push_back(name);
@@ -152,7 +153,7 @@ void ImageWriter::write_illumination(const float* data) {
     write_volume(impl_->file.get(), "illumination", impl_->geom, data);
     H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, h5::discard_after_failed_write(impl_->file, impl_->partial));
   }
   impl_->illumination = true;
 }
@@ -174,7 +175,7 @@ void ImageWriter::write_shot(int shot, const std::string& name, const float* dat
     write_volume(group.get(), name, impl_->geom, data);
     H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, h5::discard_after_failed_write(impl_->file, impl_->partial));
   }
 }
 
@@ -185,7 +186,7 @@ void ImageWriter::set_shots(int shots) {
     h5::write_attribute(impl_->file.get(), "shots", shots);
     H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, h5::discard_after_failed_write(impl_->file, impl_->partial));
   }
 }
 
@@ -197,7 +198,7 @@ void ImageWriter::finish() {
     H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
     H5_CHECK(impl_->file.close());
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, h5::discard_after_failed_write(impl_->file, impl_->partial));
   }
   impl_->finished = true;
   detail::rename_file(impl_->partial, path_);

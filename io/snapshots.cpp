@@ -21,12 +21,19 @@ struct SnapshotWriter::Impl {
   h5::Dataset p;
   h5::Dataset time;
   bool finished = false;
+
+  std::string discard() {
+    p.reset();
+    time.reset();
+    return h5::discard_after_failed_write(file, partial);
+  }
 };
 
 namespace {
 
-[[noreturn]] void rethrow_for(const std::string& path, const IoError& e) {
-  throw IoError("snapshots '" + path + "': " + e.what());
+[[noreturn]] void rethrow_for(const std::string& path, const IoError& e,
+                              const std::string& note = "") {
+  throw IoError("snapshots '" + path + "': " + e.what() + note);
 }
 
 // One snapshot per chunk, unless a snapshot exceeds HDF5's chunk size limit (< 4 GiB): then
@@ -106,6 +113,40 @@ SnapshotWriter::SnapshotWriter(const std::string& path, const SnapshotGeometry& 
     h5::write_attribute(file, "complete", 0);
     H5_CHECK(H5Fflush(file, H5F_SCOPE_LOCAL));
   } catch (const IoError& e) {
+    rethrow_for(impl_->partial, e, impl_->discard());
+  }
+}
+
+SnapshotWriter::SnapshotWriter(const std::string& path, const SnapshotGeometry& g, Resume resume)
+    : impl_(std::make_unique<Impl>()), path_(path) {
+  h5::silence_errors();
+  validate(path, g);
+  impl_->partial = path + ".partial";
+  impl_->geom = g;
+  try {
+    if (H5Fis_hdf5(impl_->partial.c_str()) <= 0) throw IoError("cannot resume: no such HDF5 file");
+    impl_->file = h5::File{H5_CHECK(H5Fopen(impl_->partial.c_str(), H5F_ACC_RDWR, H5P_DEFAULT))};
+    impl_->p = h5::Dataset{H5_CHECK(H5Dopen2(impl_->file.get(), "p", H5P_DEFAULT))};
+    impl_->time = h5::Dataset{H5_CHECK(H5Dopen2(impl_->file.get(), "time", H5P_DEFAULT))};
+    const auto ps = h5::dataset_shape(impl_->p.get()), ts = h5::dataset_shape(impl_->time.get());
+    if (ps.size() != 4 || ps[1] != hsize_t(g.nz) || ps[2] != hsize_t(g.ny) ||
+        ps[3] != hsize_t(g.nx) || ts.size() != 1 || ts[0] != ps[0])
+      throw IoError("cannot resume: dataset p has shape " + h5::shape_string(ps) +
+                    ", another geometry than this run's");
+    if (ps[0] < hsize_t(resume.keep))
+      throw IoError("cannot resume: it holds " + std::to_string(ps[0]) + " snapshots, the " +
+                    "checkpoint counts " + std::to_string(resume.keep));
+    const hsize_t keep = static_cast<hsize_t>(resume.keep);
+    impl_->times.resize(static_cast<size_t>(ps[0]));
+    if (!impl_->times.empty())
+      H5_CHECK(H5Dread(impl_->time.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                       impl_->times.data()));
+    impl_->times.resize(static_cast<size_t>(keep));
+    const hsize_t pdims[4] = {keep, ps[1], ps[2], ps[3]}, tdims[1] = {keep};
+    H5_CHECK(H5Dset_extent(impl_->p.get(), pdims));
+    H5_CHECK(H5Dset_extent(impl_->time.get(), tdims));
+    H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
+  } catch (const IoError& e) {
     rethrow_for(impl_->partial, e);
   }
 }
@@ -143,7 +184,7 @@ void SnapshotWriter::append(double time, const float* data) {
     // A reader can follow a running job: every appended snapshot is on disk.
     H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, impl_->discard());
   }
   impl_->times.push_back(time);
 }
@@ -162,7 +203,7 @@ void SnapshotWriter::finish() {
     H5_CHECK(H5Fflush(impl_->file.get(), H5F_SCOPE_LOCAL));
     H5_CHECK(impl_->file.close());
   } catch (const IoError& e) {
-    rethrow_for(impl_->partial, e);
+    rethrow_for(impl_->partial, e, impl_->discard());
   }
   impl_->finished = true;
   detail::rename_file(impl_->partial, path_);

@@ -26,6 +26,13 @@ struct SnapshotGeometry {
 class SnapshotWriter {
  public:
   SnapshotWriter(const std::string& path, const SnapshotGeometry& g);
+  // Reopens <path>.partial left by a stopped run to continue it: keeps its first `keep`
+  // snapshots (those taken before the checkpoint the run resumes from) and drops any after.
+  // IoError when it is missing, of another geometry, or holds fewer than `keep`.
+  struct Resume {
+    int keep = 0;
+  };
+  SnapshotWriter(const std::string& path, const SnapshotGeometry& g, Resume resume);
   ~SnapshotWriter();
   SnapshotWriter(const SnapshotWriter&) = delete;
   SnapshotWriter& operator=(const SnapshotWriter&) = delete;

@@ -8,14 +8,10 @@
 
 namespace seisfd {
 
-EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs) {
-  const RunConfig& c = plan.config;
+Backend resolve_backend(const RunConfig& c, Backend requested) {
   Backend b = requested != Backend::kAuto ? requested : c.kernel.backend;
   const auto devices = cuda_devices();
   if (b == Backend::kAuto) b = devices.empty() ? Backend::kCpu : Backend::kCuda;
-  EngineChoice out;
-  out.backend = b;
-  const Medium medium = layout_medium(plan);
   if (b == Backend::kCuda) {
     if (c.kernel.precision == Precision::kFp64)
       throw ConfigError("kernel.precision", "fp64 runs only on the cpu backend", c.source_path);
@@ -24,6 +20,18 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs) {
                         cuda_built() ? "cuda requested but no CUDA device was found"
                                      : "cuda requested but this build has no CUDA backend",
                         c.source_path);
+  }
+  return b;
+}
+
+EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs) {
+  const RunConfig& c = plan.config;
+  const Backend b = resolve_backend(c, requested);
+  const auto devices = cuda_devices();
+  EngineChoice out;
+  out.backend = b;
+  const Medium medium = layout_medium(plan);
+  if (b == Backend::kCuda) {
     out.device = devices[0].name;
     CudaEngineOptions o;
     o.variant = c.kernel.variant;

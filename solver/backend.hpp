@@ -14,6 +14,11 @@ struct EngineChoice {
   std::unique_ptr<Engine> engine;
 };
 
+// The backend a run of `c` uses (`requested` as make_engine takes it), after the checks that
+// need no engine: ConfigError for fp64 on the GPU and for cuda without a device or without a
+// CUDA build. `seisfd check` refuses what `seisfd run` would.
+Backend resolve_backend(const RunConfig& c, Backend requested);
+
 // `requested` overrides plan.config.kernel.backend when set to other than kAuto. `graphs`:
 // CUDA chunks of steps as captured graphs. Throws ConfigError for a backend that cannot run the
 // plan (fp64 on the GPU, cuda without a device), or the backend's errors.

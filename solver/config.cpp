@@ -111,7 +111,33 @@ ConfigError::ConfigError(std::string key, const std::string& message, std::strin
     : std::runtime_error(format_error(key, message, source, line)),
       key_(std::move(key)),
       source_(std::move(source)),
+      message_(message),
       line_(line) {}
+
+ConfigError ConfigError::input_file(std::string key, const std::string& message, std::string source,
+                                    int line) {
+  ConfigError e(std::move(key), message, std::move(source), line);
+  e.input_file_ = true;
+  return e;
+}
+
+ConfigError locate(const ConfigError& e, const RunConfig& c) {
+  if (e.line() > 0 || e.key().empty() || e.source() != c.source_path || c.source_path.empty())
+    return e;
+  for (std::string key = e.key(); !key.empty();) {
+    const auto it = c.key_lines.find(key);
+    if (it != c.key_lines.end() && it->second != 0) {
+      ConfigError out = it->second < 0 ? ConfigError(e.key(), e.message(), "--set", 0)
+                                       : ConfigError(e.key(), e.message(), e.source(), it->second);
+      return e.input_file()
+                 ? ConfigError::input_file(out.key(), out.message(), out.source(), out.line())
+                 : out;
+    }
+    const auto dot = key.rfind('.');
+    key = dot == std::string::npos ? std::string() : key.substr(0, dot);
+  }
+  return e;
+}
 
 const char* to_string(ModelType t) {
   switch (t) {
@@ -342,6 +368,10 @@ std::string config_to_toml(const RunConfig& c) {
     << "\nprecision = " << name(k.precision)
     << "\ndiagnostics_interval = " << k.diagnostics_interval
     << "\ncompressible = " << name(k.compressible) << "\n";
+  if (c.run.checkpoint_steps > 0)
+    o << "\n[run]\ncheckpoint_interval = " << c.run.checkpoint_steps << "\n";
+  else if (c.run.checkpoint_seconds > 0)
+    o << "\n[run]\ncheckpoint_interval = \"" << toml_float(c.run.checkpoint_seconds) << " s\"\n";
   if (c.migration.present) write_migration(o, c.migration);
   if (c.born.present) write_born(o, c.born);
   return o.str();
@@ -446,6 +476,8 @@ std::string config_to_json(const RunConfig& c) {
                  {"compressible", to_string(c.kernel.compressible)},
                  {"precision", to_string(c.kernel.precision)},
                  {"diagnostics_interval", c.kernel.diagnostics_interval}};
+  j["run"] = {{"checkpoint_steps", c.run.checkpoint_steps},
+              {"checkpoint_seconds", c.run.checkpoint_seconds}};
   j["migration"] = nullptr;
   if (const MigrationConfig& m = c.migration; m.present) {
     Json conditions = Json::array();

@@ -4,6 +4,7 @@
 // z positive down.
 #pragma once
 #include <array>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -16,18 +17,26 @@ namespace seisfd {
 
 using Vec3 = std::array<double, 3>;  // (x, y, z), metres
 
-// A user error in the config: names the key, and the file and line where known.
+// A user error in the config: names the key, and the file and line where known. An error in a
+// file the config names (a model, wavelet, positions or gathers file: missing, unreadable or
+// malformed) is marked input_file(), which seisfd reports with its own exit code.
 class ConfigError : public std::runtime_error {
  public:
   ConfigError(std::string key, const std::string& message, std::string source = {}, int line = 0);
+  static ConfigError input_file(std::string key, const std::string& message,
+                                std::string source = {}, int line = 0);
   const std::string& key() const { return key_; }
   const std::string& source() const { return source_; }
+  const std::string& message() const { return message_; }
   int line() const { return line_; }
+  bool input_file() const { return input_file_; }
 
  private:
   std::string key_;
   std::string source_;
+  std::string message_;
   int line_;
+  bool input_file_ = false;
 };
 
 struct GridConfig {
@@ -221,8 +230,19 @@ struct KernelConfig {
   Compressible compressible = Compressible::kAuto;  // cuda: arrays in compressible memory
 };
 
+// [run]: how a run survives being stopped. checkpoint_interval = N (steps) or "T s" / "T min"
+// (wall-clock): a checkpoint of the running shot into output.directory/checkpoint.h5 at that
+// interval; seisfd run --resume continues from it. Not part of the config digest.
+struct RunSection {
+  int checkpoint_steps = 0;       // 0: none by steps
+  double checkpoint_seconds = 0;  // 0: none by wall-clock time
+};
+
 struct RunConfig {
   std::string source_path;  // the config file ("" when built in code)
+  // Where each key and table was given: its line in source_path, or -1 for a --set override.
+  // Errors found after parsing (by the plan) are located through it (locate()).
+  std::map<std::string, int> key_lines;
   GridConfig grid;
   ModelConfig model;
   PhysicsConfig physics;
@@ -233,6 +253,7 @@ struct RunConfig {
   BoundaryConfig boundary;
   OutputConfig output;
   KernelConfig kernel;
+  RunSection run;
   MigrationConfig migration;
   BornConfig born;
 };
@@ -242,6 +263,10 @@ struct RunConfig {
 RunConfig parse_config(const std::string& text, const std::string& source,
                        const std::vector<std::string>& overrides = {});
 RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides = {});
+
+// e located at its key's line (or the nearest enclosing table's) when it names the config file
+// without a line; --set keys are reported as "--set". Other errors are returned unchanged.
+ConfigError locate(const ConfigError& e, const RunConfig& c);
 
 // The resolved config as TOML text (every key, defaults filled in) and as JSON text.
 std::string config_to_toml(const RunConfig& c);

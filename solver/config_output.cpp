@@ -3,6 +3,8 @@
 #include "solver/config_text.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <sstream>
 
 namespace seisfd::config_detail {
 namespace {
@@ -160,6 +162,31 @@ OutputConfig read_output(const Section& s, bool have_receivers) {
   if (const auto snapshots = s.get_table("snapshots")) o.snapshots = read_snapshots(*snapshots);
   o.model = s.get_bool("model").value_or(o.model);
   return o;
+}
+
+RunSection read_run(const Section& s) {
+  s.check_known({"checkpoint_interval"});
+  RunSection r;
+  const toml::node* n = s.find("checkpoint_interval");
+  if (!n) return r;
+  if (n->is_integer()) {
+    r.checkpoint_steps = *s.get_int("checkpoint_interval", 1);
+    return r;
+  }
+  // "600 s", "10 min", "1.5 h": wall-clock time between checkpoints.
+  const auto text = s.get_string("checkpoint_interval");
+  if (!text) s.fail("checkpoint_interval", "expected an integer (steps) or a string \"T s\"");
+  std::istringstream in(*text);
+  double value = 0;
+  std::string unit, rest;
+  if (!(in >> value) || !(in >> unit) || (in >> rest) || !(value > 0) || !std::isfinite(value))
+    s.fail("checkpoint_interval",
+           "expected steps (an integer) or a time such as \"600 s\", \"10 min\" or \"2 h\", got " +
+               describe(*n));
+  const double scale = unit == "s" ? 1 : unit == "min" ? 60 : unit == "h" ? 3600 : 0;
+  if (scale == 0) s.fail("checkpoint_interval", "unit '" + unit + "': use s, min or h");
+  r.checkpoint_seconds = value * scale;
+  return r;
 }
 
 KernelConfig read_kernel(const Section& s) {

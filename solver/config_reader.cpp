@@ -230,13 +230,21 @@ std::optional<std::string> Section::get_path(std::string_view k) const {
   fs::path p(*given);
   if (p.is_relative()) p = ctx_->base_dir(find(k)) / p;
   p = p.lexically_normal();
+  // A missing input file is a file error (its own exit code), located like a config error.
+  const auto fail_file = [&](const std::string& message) {
+    try {
+      fail(k, message);
+    } catch (const ConfigError& e) {
+      throw ConfigError::input_file(e.key(), e.message(), e.source(), e.line());
+    }
+  };
   std::error_code ec;
   if (!fs::exists(p, ec)) {
     std::string message = "file '" + *given + "' not found";
     if (p.string() != *given) message += " (looked for '" + p.string() + "')";
-    fail(k, message);
+    fail_file(message);
   }
-  if (!fs::is_regular_file(p, ec)) fail(k, "'" + p.string() + "' is not a regular file");
+  if (!fs::is_regular_file(p, ec)) fail_file("'" + p.string() + "' is not a regular file");
   return p.string();
 }
 

@@ -105,6 +105,7 @@ ReceiverConfig read_receivers(const Section& s);
 BoundaryConfig read_boundary(const Section& s);
 OutputConfig read_output(const Section& s, bool have_receivers);
 KernelConfig read_kernel(const Section& s);
+RunSection read_run(const Section& s);
 // config_rtm.cpp: [shots], [migration], [born] (docs/migration.md §1-§3).
 ShotsConfig read_shots(const Section& s, bool have_receivers);
 MigrationConfig read_migration(const Section& s);

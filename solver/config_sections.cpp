@@ -117,6 +117,12 @@ GridConfig read_grid(const Section& s) {
   g.nx = s.need("nx", s.get_int("nx", 1));
   g.ny = s.need("ny", s.get_int("ny", 1));
   g.nz = s.need("nz", s.get_int("nz", 1));
+  // Layout sizes (cells plus layers and halo, rows padded) are int per axis.
+  constexpr int kMaxCells = 100000000;
+  for (const auto& [k, n] : {std::pair<const char*, int>{"nx", g.nx}, {"ny", g.ny}, {"nz", g.nz}})
+    if (n > kMaxCells)
+      s.fail(k, std::to_string(n) + " cells; at most " + std::to_string(kMaxCells) +
+                    " per axis are supported");
   if (const auto spacing = s.get_positive("spacing")) {
     for (const char* k : {"dx", "dy", "dz"})
       if (s.has(k)) s.fail(k, "cannot be combined with grid.spacing; give one or the other");
@@ -238,7 +244,7 @@ SourceConfig read_source(const Section& s) {
 RunConfig read_config(const Context& ctx, const toml::table& root) {
   const Section top(ctx, root, "");
   top.check_known({"grid", "model", "physics", "time", "source", "shots", "receivers", "boundary",
-                   "output", "kernel", "migration", "born"},
+                   "output", "kernel", "run", "migration", "born"},
                   "section");
   const auto required = [&](const char* name) {
     auto s = top.get_table(name);
@@ -286,6 +292,7 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
     boundary.fail("type", traits(c.physics.equation).cpml_refusal);
   c.output = read_output(optional("output"), receivers.has_value());
   c.kernel = read_kernel(optional("kernel"));
+  c.run = read_run(optional("run"));
   if (const auto migration = top.get_table("migration")) c.migration = read_migration(*migration);
   if (const auto born = top.get_table("born")) c.born = read_born(*born, c.migration);
   return c;

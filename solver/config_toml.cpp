@@ -76,6 +76,18 @@ void apply_override(toml::table& root, const std::string& text, Context& ctx) {
   ctx.mark_override(table->get(leaf));
 }
 
+// Every key and table of root with the line it was given on (-1: a --set override), so that
+// errors found after parsing can point at the key.
+void record_lines(const toml::table& table, const std::string& prefix, const Context& ctx,
+                  std::map<std::string, int>& out) {
+  for (auto&& [k, node] : table) {
+    const std::string key =
+        prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
+    out[key] = ctx.is_override(&node) ? -1 : static_cast<int>(node.source().begin.line);
+    if (const toml::table* t = node.as_table()) record_lines(*t, key, ctx, out);
+  }
+}
+
 }  // namespace
 
 RunConfig parse_config(const std::string& text, const std::string& source,
@@ -92,7 +104,9 @@ RunConfig parse_config(const std::string& text, const std::string& source,
   }
   Context ctx(source);
   for (const auto& o : overrides) apply_override(root, o, ctx);
-  return config_detail::read_config(ctx, root);
+  RunConfig c = config_detail::read_config(ctx, root);
+  record_lines(root, "", ctx, c.key_lines);
+  return c;
 }
 
 RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {

@@ -302,7 +302,7 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
     try {
       dm = io::read_volume(bc.path, bc.dataset, {config.grid.nz, config.grid.ny, config.grid.nx});
     } catch (const io::IoError& e) {
-      throw ConfigError("born.path", e.what(), config.source_path);
+      throw ConfigError::input_file("born.path", e.what(), config.source_path);
     }
   } else {
     dm = reflector_perturbation(plan.model, config.grid, bc.contrast);
@@ -315,7 +315,8 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
   auto dm_array = e.make_array(ArrayKind::kDevice);
   dm_array->upload(physical_to_layout(plan.grid, dm));
   const std::string dir = config.output.directory;
-  io::prepare_output_directory(dir, opt.overwrite);
+  const io::DirectoryLock lock =
+      io::prepare_output_directory(dir, opt.overwrite, input_files(config));
   const std::string gathers_path = (fs::path(dir) / "gathers.h5").string();
   std::unique_ptr<io::GatherWriter> gw;
   if (config.output.has(OutputFormat::kHdf5)) gw = std::make_unique<io::GatherWriter>(gathers_path);
@@ -440,7 +441,8 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   }
 
   const std::string dir = config.output.directory;
-  io::prepare_output_directory(dir, opt.overwrite);
+  const io::DirectoryLock lock =
+      io::prepare_output_directory(dir, opt.overwrite, input_files(config));
   const std::string image_path = (fs::path(dir) / "image.h5").string();
   std::unique_ptr<io::ImageWriter> writer;
   if (h5) writer = std::make_unique<io::ImageWriter>(image_path, image_geometry(plan));

@@ -132,7 +132,7 @@ std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const ch
       } catch (const io::IoError& e) {
         std::string what = e.what();  // read_volume names model.path; the key here is another
         if (what.rfind("model.path: ", 0) == 0) what.erase(0, 12);
-        throw ConfigError(std::string("model.") + key, what, c.source_path);
+        throw ConfigError::input_file(std::string("model.") + key, what, c.source_path);
       }
       break;
   }
@@ -144,6 +144,8 @@ std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const ch
       std::ostringstream os;
       os << "value " << v << " at cell (x=" << x << ", y=" << y << ", z=" << z << ") must be "
          << (thomsen ? "in (-0.5, 1]" : "finite");
+      if (a.kind == AnisoParam::Kind::kFile)
+        throw ConfigError::input_file(std::string("model.") + key, os.str(), c.source_path);
       throw ConfigError(std::string("model.") + key, os.str(), c.source_path);
     }
   }
@@ -212,7 +214,7 @@ VelocityModel build_model(const RunConfig& c) {
         // read_volume's messages already start with "model.path: "; name the key once.
         std::string what = e.what();
         if (what.rfind("model.path: ", 0) == 0) what.erase(0, 12);
-        throw ConfigError("model.path", what, c.source_path);
+        throw ConfigError::input_file("model.path", what, c.source_path);
       }
       break;
   }
@@ -224,8 +226,9 @@ VelocityModel build_model(const RunConfig& c) {
       std::ostringstream os;
       os << "velocity " << v << " m/s at cell (x=" << x << ", y=" << y << ", z=" << z
          << ") must be finite and > 0";
-      throw ConfigError(mc.type == ModelType::kFile ? "model.path" : "model", os.str(),
-                        c.source_path);
+      if (mc.type == ModelType::kFile)
+        throw ConfigError::input_file("model.path", os.str(), c.source_path);
+      throw ConfigError("model", os.str(), c.source_path);
     }
     m.vmin = std::min(m.vmin, v);
     m.vmax = std::max(m.vmax, v);

@@ -20,11 +20,12 @@ SparsePoints Modeling::receiver_points(const Shot& shot) const {
 }
 
 ShotResult Modeling::forward(const Shot& shot, const LoopOptions& options,
-                             const LoopCallbacks& callbacks) {
+                             const LoopCallbacks& callbacks, const StateImage* start) {
   Propagation& p = *forward_;
   p.reset();
   p.set_injection(source_points(shot), plan_.wavelet, plan_.nt);
   p.set_recording(receiver_points(shot), plan_.nt);
+  if (start) p.state().load(*start);
   ShotResult r;
   r.loop = run_time_loop(p, plan_.nt, options, callbacks);
   r.traces = p.recorded();

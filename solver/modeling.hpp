@@ -30,8 +30,10 @@ class Modeling {
 
   // Forward modelling of one shot through the time loop (diagnostics, stop flag, snapshots and
   // progress as `options` and `callbacks` say). propagation() holds the shot while it runs.
+  // `start` (a checkpoint's state, options.start_step its step): the shot continues from it;
+  // the traces then hold only the samples after it.
   ShotResult forward(const Shot& shot, const LoopOptions& options,
-                     const LoopCallbacks& callbacks = {});
+                     const LoopCallbacks& callbacks = {}, const StateImage* start = nullptr);
   // The last forward shot's propagation: its state holds the field of the last step.
   const Propagation& propagation() const { return *forward_; }
 

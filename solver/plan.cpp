@@ -5,8 +5,10 @@
 #include <sstream>
 
 #include "io/segy.hpp"
+#include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/reference/cpu_engine.hpp"
+#include "solver/resources.hpp"
 #include "solver/wavelet.hpp"
 
 namespace seisfd {
@@ -18,6 +20,83 @@ std::string fmt(double v, int prec = 4) {
   os << v;
   return os.str();
 }
+
+// v with `prec` significant digits, rounded down: a limit printed this way can be copied into a
+// config and is accepted.
+std::string fmt_down(double v, int prec) {
+  if (!(v > 0) || !std::isfinite(v)) return fmt(v, prec);
+  const double unit = std::pow(10.0, std::floor(std::log10(v)) - (prec - 1));
+  double r = std::floor(v / unit) * unit;
+  for (int i = 0; i < 3 && std::stod(fmt(r, prec)) > v; ++i) r -= unit;
+  return fmt(r, prec);
+}
+
+bool cpu_backend(const RunConfig& c) {
+  return c.kernel.backend == Backend::kCpu ||
+         (c.kernel.backend == Backend::kAuto && cuda_devices().empty());
+}
+
+// Host memory of the model, the model over the layout and (on the cpu backend) the engine,
+// known from the config alone: checked before the model is built.
+HostMemoryNeed grid_memory(const RunConfig& c, const SimGrid& g) {
+  HostMemoryNeed m;
+  const Physics ph = c.physics.equation;
+  const double arrays = traits(ph).medium_arrays;
+  m.model = double(c.grid.nx) * c.grid.ny * c.grid.nz * arrays * 4;
+  m.medium = double(g.layout().size()) * arrays * 4;
+  if (cpu_backend(c)) {
+    const int elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
+    m.fields =
+        double(reference::cpu_engine_bytes(ph, make_step_spec(g, c.boundary, 1, 1, 1), elem));
+  }
+  return m;
+}
+
+// kernel.variant, before anything is allocated, as the engine would take it: on the cpu backend
+// one of its variants (kernels/cpu/cpu_variants.hpp); on the GPU "auto" or physics/oN/technique
+// of this config's physics and order with a technique that exists for the physics
+// (kernels/cuda/variants.def lists the files physics_technique, known in every build).
+void check_variant(const RunConfig& c) {
+  const std::string& v = c.kernel.variant;
+  if (v == "auto") return;
+  const std::string shown = v.size() > 60 ? v.substr(0, 57) + "..." : v;
+  if (cpu_backend(c)) {
+    try {
+      cpu::resolve_cpu_variant(v, c.physics.equation, c.physics.order);
+    } catch (const std::invalid_argument& e) {
+      std::string what = e.what();
+      if (what.size() > 200) what = what.substr(0, 197) + "...";
+      throw ConfigError("kernel.variant", what, c.source_path);
+    }
+    return;
+  }
+  static const char* const files[] = {
+#define SEISFD_VARIANT_FILE(f) #f,
+#include "kernels/cuda/variants.def"
+#undef SEISFD_VARIANT_FILE
+  };
+  const std::string physics = to_string(c.physics.equation);
+  const std::string prefix = physics + "/o" + std::to_string(c.physics.order) + "/";
+  std::string techniques;
+  bool known = false;
+  for (const char* f : files) {
+    const std::string name(f);
+    if (name.rfind(physics + "_", 0) != 0) continue;
+    const std::string t = name.substr(physics.size() + 1);
+    techniques += (techniques.empty() ? "" : ", ") + t;
+    if (v == prefix + t) known = true;
+  }
+  if (!known)
+    throw ConfigError("kernel.variant",
+                      "'" + shown + "' is not a GPU kernel variant for this config: expected " +
+                          "\"auto\" or " + prefix + "TECHNIQUE with TECHNIQUE one of " +
+                          techniques + " (seisfd kernels lists what this build has)",
+                      c.source_path);
+}
+
+constexpr const char* kMemoryHint =
+    "a smaller grid, fewer receivers or a shorter time.duration would fit (seisfd check prints "
+    "the estimate)";
 
 }  // namespace
 
@@ -32,10 +111,12 @@ std::string physical_domain_text(const SimGrid& g) {
 }
 
 double stability_limit(double vmax, int radius, const double h[3]) {
+  // In units of the smallest spacing, so that tiny or huge spacings neither under- nor overflow.
   const double l1 = second_derivative_spectral_radius(radius);
+  const double hmin = std::min({h[0], h[1], h[2]});
   double lambda = 0;
-  for (int a = 0; a < 3; ++a) lambda += l1 / (h[a] * h[a]);
-  return 2.0 / (vmax * std::sqrt(lambda));
+  for (int a = 0; a < 3; ++a) lambda += l1 * (hmin / h[a]) * (hmin / h[a]);
+  return 2.0 / std::sqrt(lambda) * (hmin / vmax);
 }
 
 std::array<double, 3> sponge_damping(const BoundaryConfig& b, double vmax, const double h[3],
@@ -97,9 +178,21 @@ std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present, cons
 
 RunPlan make_plan(const RunConfig& c) {
   const std::string& src = c.source_path;
+  {
+    // Before anything of the grid's size exists (the model is built next).
+    const SimGrid g0(c.grid, c.boundary, c.physics.order);
+    HostMemoryNeed need = grid_memory(c, g0);
+    const double nrec = c.receivers.layout == ReceiverLayout::kGrid
+                            ? double(c.receivers.count[0]) * c.receivers.count[1]
+                        : c.receivers.layout == ReceiverLayout::kLine ? c.receivers.count[0]
+                                                                      : 0;
+    need.traces = nrec * sizeof(Vec3);
+    require_host_memory(need, kMemoryHint);
+  }
   RunPlan p(c, SimGrid(c.grid, c.boundary, c.physics.order), build_model(c));
   const SimGrid& g = p.grid;
   const double h[3] = {c.grid.dz, c.grid.dy, c.grid.dx};
+  check_variant(c);
 
   // Time step: from the stability bound, or the user's, which must not exceed it.
   // Anisotropy: the fastest phase velocity is v sqrt(1 + 2 eps) (docs/physics.md §3).
@@ -115,15 +208,43 @@ RunPlan make_plan(const RunConfig& c) {
     p.warnings.push_back("model.delta: " + std::to_string(p.model.delta_clamped) +
                          " cells have delta > epsilon; delta lowered to epsilon there (the "
                          "pseudo-acoustic system is unstable otherwise)");
+  if (!(p.dt_limit > 0))
+    throw ConfigError("grid.spacing",
+                      "the stability limit for v_max " + fmt(p.model.vmax, 6) +
+                          " m/s and spacing " + fmt(std::min({h[0], h[1], h[2]}), 6) + " m is " +
+                          fmt(p.dt_limit) + " s: no time step is possible",
+                      src);
   if (c.time.dt) {
     p.dt = *c.time.dt;
-    if (p.dt > p.dt_limit)
-      throw ConfigError("time.dt", fmt(p.dt) + " s exceeds the stability limit " + bound_text, src);
+    // Accepts a dt equal to the limit up to rounding; the messages print enough digits to show
+    // by how much a refused one is above it.
+    if (p.dt > p.dt_limit * (1 + 1e-12))
+      throw ConfigError("time.dt",
+                        fmt(p.dt, 9) + " s exceeds the stability limit " + fmt(p.dt_limit, 9) +
+                            bound_text.substr(bound_text.find(" s for")) + " (at most " +
+                            fmt_down(p.dt_limit, 6) + " s)",
+                        src);
   } else {
     p.dt = c.time.courant * p.dt_limit;
   }
+  // Counts are computed in floating point and range-checked before any integer holds them.
+  const double steps = c.time.duration / p.dt;
+  const std::string dt_why = c.time.dt ? std::string("time.dt")
+                                       : "the stability limit for v_max " + fmt(p.model.vmax, 6) +
+                                             " m/s and spacing " +
+                                             fmt(std::min({h[0], h[1], h[2]}), 6) + " m";
+  if (!(steps + 1 <= double(kMaxTimeSamples)))
+    throw ConfigError("time.duration",
+                      fmt(c.time.duration, 6) + " s is " + fmt(steps, 3) + " time steps of " +
+                          fmt(p.dt, 6) + " s (dt from " + dt_why + "); at most " +
+                          std::to_string(kMaxTimeSamples - 1) + " steps are supported",
+                      src);
   if (c.output.sample_interval) {
     const double si = *c.output.sample_interval;
+    if (si > c.time.duration)
+      throw ConfigError(
+          "output.sample_interval",
+          fmt(si, 6) + " s is longer than time.duration " + fmt(c.time.duration, 6) + " s", src);
     if (c.time.dt) {
       const double k = si / p.dt;
       if (std::fabs(k - std::round(k)) > 1e-6 * k || std::round(k) < 1)
@@ -133,7 +254,7 @@ RunPlan make_plan(const RunConfig& c) {
       p.out_every = static_cast<int>(std::round(k));
     } else {
       // Round dt down so the output sampling is a whole number of steps.
-      p.out_every = static_cast<int>(std::ceil(si / p.dt - 1e-9));
+      p.out_every = static_cast<int>(std::max(1.0, std::ceil(si / p.dt - 1e-9)));
       p.dt = si / p.out_every;
     }
   }
@@ -152,7 +273,14 @@ RunPlan make_plan(const RunConfig& c) {
                             ", as SEG-Y gathers (output.formats) need",
                         src);
   }
-  p.nt = static_cast<int>(std::floor(c.time.duration / p.dt + 1e-9)) + 1;
+  const double samples = std::floor(c.time.duration / p.dt + 1e-9) + 1;
+  if (!(samples <= double(kMaxTimeSamples)))
+    throw ConfigError("time.duration",
+                      fmt(c.time.duration, 6) + " s is " + fmt(samples, 3) + " samples of dt " +
+                          fmt(p.dt, 6) + " s; at most " + std::to_string(kMaxTimeSamples) +
+                          " are supported",
+                      src);
+  p.nt = static_cast<int>(samples);
   if (segy_gathers && p.nt_out() > io::kSegyMaxSamples)
     throw ConfigError("time.duration",
                       std::to_string(p.nt_out()) +
@@ -161,7 +289,20 @@ RunPlan make_plan(const RunConfig& c) {
                           std::to_string(io::kSegyMaxSamples) + " (raise output.sample_interval)",
                       src);
   if (p.nt < 2)
-    throw ConfigError("time.duration", "shorter than one time step " + fmt(p.dt) + " s", src);
+    throw ConfigError(
+        "time.duration",
+        fmt(c.time.duration, 6) + " s is shorter than one time step " + fmt(p.dt, 6) + " s", src);
+  {
+    // Before the wavelet, the receivers and their traces exist.
+    HostMemoryNeed need = grid_memory(c, g);
+    const double nrec = c.receivers.layout == ReceiverLayout::kGrid
+                            ? double(c.receivers.count[0]) * c.receivers.count[1]
+                        : c.receivers.layout == ReceiverLayout::kLine ? c.receivers.count[0]
+                                                                      : 0;
+    need.traces = nrec * (sizeof(Vec3) + double(p.nt) * (sizeof(double) + sizeof(float)));
+    need.wavelet = double(p.nt) * sizeof(double);
+    require_host_memory(need, kMemoryHint);
+  }
 
   // Source (with [shots], the survey checks each shot), wavelet, sampling warning.
   if (!c.shots.present && !g.inside_physical(c.source.position))
@@ -202,9 +343,20 @@ RunPlan make_plan(const RunConfig& c) {
 
   // Snapshots: whole physical domain or a box, decimated.
   const SnapshotConfig& sc = c.output.snapshots;
-  if (sc.enabled) {
+  const double run_time = (p.nt - 1) * p.dt;
+  const bool snapshots_fit = !sc.enabled || sc.interval <= run_time * (1 + 1e-9);
+  if (!snapshots_fit)
+    p.warnings.push_back("output.snapshots.interval: " + fmt(sc.interval, 6) +
+                         " s is longer than the run (" + fmt(run_time, 6) +
+                         " s): no snapshot is taken");
+  if (sc.enabled && snapshots_fit) {
     SnapshotPlan& s = p.snapshots;
     s.enabled = true;
+    if (sc.interval < 0.5 * p.dt)
+      throw ConfigError("output.snapshots.interval",
+                        fmt(sc.interval, 6) + " s is shorter than the time step dt " +
+                            fmt(p.dt, 6) + " s (snapshots are taken at time steps)",
+                        src);
     s.every = std::max(1, static_cast<int>(std::lround(sc.interval / p.dt)));
     const int dec_zyx[3] = {sc.decimation[2], sc.decimation[1], sc.decimation[0]};
     std::array<double, 3> lo_f{}, hi_f{};
@@ -241,10 +393,32 @@ RunPlan make_plan(const RunConfig& c) {
   const Physics ph = c.physics.equation;
   const size_t traces = (p.receivers.size() + 1) * static_cast<size_t>(p.nt) * sizeof(float);
   p.device_bytes = cuda_engine_bytes(ph, p.spec) + cuda_state_bytes(ph, p.spec) + 2 * traces;
-  const int elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
   p.aux_bytes = static_cast<size_t>(cpml_aux_cells(p.spec)) * 4;
-  p.host_bytes = reference::cpu_engine_bytes(ph, p.spec, elem) +
-                 static_cast<size_t>(g.layout().size()) * 4 + traces;
+  p.host_need = grid_memory(c, g);
+  p.host_need.traces =
+      double(p.receivers.size()) * (sizeof(Vec3) + double(p.nt) * (sizeof(double) + sizeof(float)));
+  p.host_need.wavelet = double(p.nt) * sizeof(double);
+  if (p.snapshots.enabled)
+    p.host_need.snapshot = double(p.snapshots.geometry.nx) * p.snapshots.geometry.ny *
+                           p.snapshots.geometry.nz * sizeof(float);
+  p.host_bytes = static_cast<size_t>(p.host_need.total());
+  // Disk: the gathers of every shot, the snapshots of the first, a checkpoint (the state and
+  // the traces) when asked for.
+  for (const Shot& shot : p.survey.shots)
+    p.disk_need.gathers += double(shot.receivers.size()) * (double(p.nt_out()) * 4 + 24);
+  if (p.snapshots.enabled)
+    p.disk_need.snapshots =
+        double((p.nt - 1) / p.snapshots.every) *
+        (double(p.snapshots.geometry.nx) * p.snapshots.geometry.ny * p.snapshots.geometry.nz * 4 +
+         8);
+  if (c.run.checkpoint_steps > 0 || c.run.checkpoint_seconds > 0) {
+    const int elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
+    size_t rec = 0;
+    for (const Shot& shot : p.survey.shots) rec = std::max(rec, shot.receivers.size());
+    p.disk_need.checkpoint = double(2 * traits(ph).fields) * double(g.layout().size()) * elem +
+                             double(cpml_aux_cells(p.spec)) * elem + double(rec) * p.nt * 8;
+  }
+  require_host_memory(p.host_need, kMemoryHint);
   return p;
 }
 
@@ -298,7 +472,7 @@ std::string describe_plan(const RunPlan& p) {
          << range(p.model.phi, 180 / M_PI) << " deg";
     os << "; source injected into p and q, receivers record p\n";
   }
-  os << "time        dt " << fmt(p.dt, 6) << " s (stability limit " << fmt(p.dt_limit, 6)
+  os << "time        dt " << fmt(p.dt, 6) << " s (stability limit " << fmt_down(p.dt_limit, 6)
      << " s, ratio " << fmt(p.dt / p.dt_limit, 3) << "), " << p.nt << " samples to "
      << fmt((p.nt - 1) * p.dt, 6) << " s\n";
   if (c.physics.equation != Physics::kAcoustic)
@@ -324,8 +498,19 @@ std::string describe_plan(const RunPlan& p) {
   if (p.snapshots.enabled)
     os << "snapshots   every " << p.snapshots.every << " steps, " << p.snapshots.geometry.nx
        << " x " << p.snapshots.geometry.ny << " x " << p.snapshots.geometry.nz << " samples\n";
+  std::string avail_what;
+  const uint64_t avail = host_memory_available(&avail_what);
   os << "memory      " << fmt(p.device_bytes / 1048576.0, 5) << " MiB per device, "
-     << fmt(p.host_bytes / 1048576.0, 5) << " MiB on the host (cpu backend)\n";
+     << fmt(p.host_bytes / 1048576.0, 5) << " MiB on the host ("
+     << (cpu_backend(c) ? "cpu backend: " : "") << p.host_need.text() << ")";
+  if (!avail_what.empty()) os << " of " << bytes_text(double(avail)) << " available";
+  os << "\n";
+  std::string disk_where;
+  const double disk = disk_free(c.output.directory, &disk_where);
+  os << "disk        " << bytes_text(p.disk_need.total()) << " of outputs (" << p.disk_need.text()
+     << ")";
+  if (disk >= 0) os << ", " << bytes_text(disk) << " free in '" << disk_where << "'";
+  os << (disk >= 0 && p.disk_need.total() > disk ? " (DOES NOT FIT)" : "") << "\n";
   for (const auto& w : p.warnings) os << "warning     " << w << "\n";
   return os.str();
 }

@@ -13,6 +13,7 @@
 #include "solver/config.hpp"
 #include "solver/grid.hpp"
 #include "solver/model.hpp"
+#include "solver/resources.hpp"
 #include "solver/survey.hpp"
 
 namespace seisfd {
@@ -60,7 +61,9 @@ struct RunPlan {
   StepSpec spec;
   SnapshotPlan snapshots;
   size_t device_bytes = 0, host_bytes = 0;
-  size_t aux_bytes = 0;  // CPML auxiliary fields (fp32), included in device_bytes
+  HostMemoryNeed host_need;  // host_bytes by part
+  DiskNeed disk_need;        // what `seisfd run` writes
+  size_t aux_bytes = 0;      // CPML auxiliary fields (fp32), included in device_bytes
 
   int nt_out() const { return (nt - 1) / out_every + 1; }
 };

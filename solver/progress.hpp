@@ -8,12 +8,12 @@ namespace seisfd {
 
 class Progress {
  public:
-  Progress(int total_steps, int64_t cells, bool quiet);
-  void update(int done);
+  Progress(int64_t total_steps, int64_t cells, bool quiet);
+  void update(int64_t done);
   void finish();
 
  private:
-  int total_;
+  int64_t total_;
   int64_t cells_;
   bool quiet_, tty_;
   bool drawn_ = false;

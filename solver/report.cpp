@@ -1,21 +1,34 @@
 #include "solver/report.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
 
 #include "kernels/cuda_backend.hpp"
 #include "solver/run.hpp"
+#include "solver/time_loop.hpp"
 
 namespace seisfd {
 
 std::string cell_text(const SimGrid& g, int64_t i) {
   if (i < 0) return "unknown cell";
   const Layout& l = g.layout();
-  int z, y, x;
-  l.coords(i, z, y, x);
-  return "physical cell (x=" + std::to_string(x - g.offset(2)) +
-         ", y=" + std::to_string(y - g.offset(1)) + ", z=" + std::to_string(z - g.offset(0)) + ")";
+  int c[3];
+  l.coords(i, c[0], c[1], c[2]);
+  // Physical indices (negative or past the end outside the physical domain), and where the cell
+  // lies: the physical domain, an absorbing layer, or the ghost halo around them.
+  bool physical = true, halo = false;
+  int rel[3];
+  for (int a = 0; a < 3; ++a) {
+    rel[a] = c[a] - g.offset(a);
+    if (rel[a] < 0 || rel[a] >= g.physical_size(a)) physical = false;
+    if (rel[a] < -g.width_lo(a) || rel[a] >= g.physical_size(a) + g.width_hi(a)) halo = true;
+  }
+  const char* where = physical ? "physical cell" : halo ? "halo cell" : "absorbing-layer cell";
+  return std::string(where) + " (x=" + std::to_string(rel[2]) + ", y=" + std::to_string(rel[1]) +
+         ", z=" + std::to_string(rel[0]) + (physical ? ")" : " from the physical corner)");
 }
 
 std::string now_iso() {
@@ -35,6 +48,7 @@ std::vector<float> kept_samples(const RunPlan& plan, const Shot& shot,
     for (int k = 0; k < nto; ++k)
       traces[static_cast<size_t>(r) * nto + k] =
           static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
+  check_finite(traces.data(), traces.size(), "shot " + std::to_string(shot.index) + "'s traces");
   xyz.clear();
   for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
   return traces;
@@ -65,10 +79,46 @@ std::unique_ptr<io::SegyGatherWriter> make_segy_gathers(const RunPlan& plan, con
       plan.dt * plan.out_every, "seisfd " + seisfd_version() + " " + producer, config_digest);
 }
 
+void check_finite(const float* data, size_t n, const std::string& what) {
+  size_t bad = 0, first = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!std::isfinite(data[i]) && bad++ == 0) first = i;
+  if (bad == 0) return;
+  throw NumericalError(what + ": " + std::to_string(bad) + " of " + std::to_string(n) +
+                       " samples are not finite as the float32 that is written (first at sample " +
+                       std::to_string(first) +
+                       "; values beyond 3.4e38 overflow float32; is the source amplitude sane?)");
+}
+
+void write_partial_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
+                          const std::vector<double>& full, int fields) {
+  const int nr = static_cast<int>(shot.receivers.size());
+  const int nto = std::min(plan.nt_out(), fields / plan.out_every + 1);
+  if (nr == 0 || full.size() < static_cast<size_t>(nr) * plan.nt) return;
+  std::vector<float> traces(static_cast<size_t>(nr) * nto);
+  for (int r = 0; r < nr; ++r)
+    for (int k = 0; k < nto; ++k)
+      traces[static_cast<size_t>(r) * nto + k] =
+          static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
+  std::vector<double> xyz;
+  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
+  gw.write_shot(shot.index, traces.data(), nr, nto, xyz.data(), shot.source,
+                plan.dt * plan.out_every, 0.0, "Pa", false);
+}
+
+std::vector<std::string> input_files(const RunConfig& c) {
+  std::vector<std::string> out{
+      c.model.path,  c.model.epsilon.path, c.model.delta.path, c.model.theta.path, c.model.phi.path,
+      c.source.file, c.receivers.file,     c.shots.file,       c.migration.data,   c.born.path};
+  out.erase(std::remove(out.begin(), out.end(), std::string()), out.end());
+  return out;
+}
+
 std::string config_digest(const RunConfig& config) {
   nlohmann::json j = nlohmann::json::parse(config_to_json(config));
   j.erase("output");
   j.erase("kernel");
+  j.erase("run");
   j.erase("source_path");
   const std::string text = j.dump();
   uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bits

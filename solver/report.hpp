@@ -16,7 +16,8 @@
 
 namespace seisfd {
 
-// "physical cell (x=.., y=.., z=..)" of a layout index, for messages.
+// "physical cell (x=.., y=.., z=..)" of a layout index, for messages; "absorbing-layer cell" or
+// "halo cell" with the same (then negative or too large) physical indices outside the domain.
 std::string cell_text(const SimGrid& g, int64_t i);
 std::string now_iso();  // UTC, ISO 8601
 
@@ -32,6 +33,17 @@ void write_gather(io::SegyGatherWriter& gw, const RunPlan& plan, const Shot& sho
 std::unique_ptr<io::SegyGatherWriter> make_segy_gathers(const RunPlan& plan, const std::string& dir,
                                                         const std::string& producer,
                                                         const std::string& config_digest = "");
+// NumericalError naming `what` and how many of its n values are NaN or Inf (what is written is
+// float32: a finite fp64 value beyond its range is one of them).
+void check_finite(const float* data, size_t n, const std::string& what);
+// The traces of a shot stopped after field `fields` (samples 0 .. fields), as a shot group
+// with complete = 0.
+void write_partial_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
+                          const std::vector<double>& traces, int fields);
+
+// The files the config reads (model, anisotropy, wavelet, positions, observed data, Born
+// perturbation): --overwrite never removes them from the output directory.
+std::vector<std::string> input_files(const RunConfig& c);
 
 // What must not change for `seisfd run --resume` to continue a gathers file: a hash of the
 // resolved config without [output] and [kernel] (where and on what it runs).

@@ -8,7 +8,11 @@
 #include <filesystem>
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 
+#include "io/checkpoint.hpp"
+#include "io/error.hpp"
 #include "io/files.hpp"
 #include "io/gathers.hpp"
 #include "io/model_file.hpp"
@@ -74,6 +78,21 @@ std::vector<std::string> write_model_output(const std::string& dir, const RunPla
   return {path, (std::filesystem::path(dir) / "model.xmf").string()};
 }
 
+namespace {
+
+// A checkpoint fits this run's shot: its receivers, samples and step.
+void check_checkpoint(const io::Checkpoint& c, const RunPlan& plan, const Shot& shot,
+                      const std::string& path) {
+  if (c.receivers != static_cast<int>(shot.receivers.size()) || c.nt != plan.nt ||
+      c.state.step < 0 || c.state.step >= plan.nt - 1)
+    throw io::IoError("checkpoint '" + path + "' does not fit shot " + std::to_string(shot.index) +
+                      " of this run (" + std::to_string(c.receivers) + " receivers, " +
+                      std::to_string(c.nt) + " samples, step " + std::to_string(c.state.step) +
+                      ")");
+}
+
+}  // namespace
+
 RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   PhaseClock clock;
   const RunPlan plan = make_plan(config);
@@ -89,6 +108,16 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   if (opt.resume && !gathers)
     throw ConfigError("output.gathers", "--resume continues a gathers file; this run writes none",
                       config.source_path);
+  const bool checkpoint_asked =
+      config.run.checkpoint_steps > 0 || config.run.checkpoint_seconds > 0;
+  if (checkpoint_asked && !gathers)
+    throw ConfigError("run.checkpoint_interval",
+                      "checkpoints continue a gathers file (--resume); this run writes none",
+                      config.source_path);
+  const std::string checkpoint_path = (fs::path(dir) / "checkpoint.h5").string();
+  const std::string digest = config_digest(config);
+  // Before the engine and the files: what the run will write must fit where it writes.
+  require_disk(plan.disk_need, dir);
   clock.mark("plan");
   Modeling modeling(plan, opt.backend, opt.graphs);
   Engine& engine = modeling.engine();
@@ -98,30 +127,48 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   std::unique_ptr<io::GatherWriter> gw;
   std::unique_ptr<io::SegyGatherWriter> sgw;
   std::vector<int> done;
+  io::DirectoryLock lock;
+  std::optional<io::Checkpoint> resume_from;
   if (opt.resume) {
+    lock = io::lock_output_directory(dir);
     if (h5) {
-      gw = std::make_unique<io::GatherWriter>(
-          io::GatherWriter::resume(gathers_path, config_digest(config)));
+      gw = std::make_unique<io::GatherWriter>(io::GatherWriter::resume(gathers_path, digest));
       done = gw->shots();
     }
     if (segy) {
       sgw = std::make_unique<io::SegyGatherWriter>(
           io::SegyGatherWriter::resume((fs::path(dir) / "gathers.sgy").string(), plan.nt_out(),
-                                       plan.dt * plan.out_every, config_digest(config)));
+                                       plan.dt * plan.out_every, digest));
       done = resumable_segy_shots(*sgw, survey, h5 ? &done : nullptr);
     }
+    // A checkpoint of the first shot not in the gathers continues that shot.
+    std::error_code ec;
+    if (fs::exists(checkpoint_path, ec)) {
+      io::Checkpoint cp = io::read_checkpoint(checkpoint_path);
+      if (cp.config_digest != digest)
+        throw io::IoError("checkpoint '" + checkpoint_path +
+                          "' was written for another config (digest " + cp.config_digest +
+                          ", this config's is " + digest + ")");
+      if (std::find(done.begin(), done.end(), cp.shot) == done.end()) resume_from = std::move(cp);
+    }
   } else {
-    io::prepare_output_directory(dir, opt.overwrite);
-    if (gathers && h5) gw = std::make_unique<io::GatherWriter>(gathers_path, config_digest(config));
-    if (gathers && segy) sgw = make_segy_gathers(plan, dir, "run", config_digest(config));
+    lock = io::prepare_output_directory(dir, opt.overwrite, input_files(config));
+    if (gathers && h5) gw = std::make_unique<io::GatherWriter>(gathers_path, digest);
+    if (gathers && segy) sgw = make_segy_gathers(plan, dir, "run", digest);
   }
 
-  // Snapshots are of the first shot (not rewritten by a resumed run that has it).
+  // Snapshots are of the first shot (not rewritten by a resumed run that has it; continued by
+  // one that resumes it from a checkpoint).
   std::unique_ptr<io::SnapshotWriter> snaps;
   std::vector<float> buf;
   const bool first_done = std::find(done.begin(), done.end(), survey.shots[0].index) != done.end();
-  if (plan.snapshots.enabled && !first_done)
-    snaps = std::make_unique<io::SnapshotWriter>(snaps_path, plan.snapshots.geometry);
+  if (plan.snapshots.enabled && !first_done) {
+    if (resume_from && resume_from->shot == survey.shots[0].index)
+      snaps = std::make_unique<io::SnapshotWriter>(
+          snaps_path, plan.snapshots.geometry, io::SnapshotWriter::Resume{resume_from->snapshots});
+    else
+      snaps = std::make_unique<io::SnapshotWriter>(snaps_path, plan.snapshots.geometry);
+  }
 
   LoopOptions lo;
   lo.diagnostics_interval = config.kernel.diagnostics_interval;
@@ -129,10 +176,13 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   // graphs long enough to pay (diagnostics are taken inside the chunks).
   lo.progress_every = std::max(10, std::min(100, plan.nt / 100));
   lo.stop = opt.stop;
+  lo.checkpoint_on_stop = opt.checkpoint_on_stop;
+  lo.checkpoint_every = config.run.checkpoint_steps;
+  lo.checkpoint_seconds = config.run.checkpoint_seconds;
   lo.describe_cell = [&](int64_t i) { return cell_text(plan.grid, i); };
   const int steps_per_shot = plan.nt - 1;
   const int nshots = static_cast<int>(survey.shots.size());
-  Progress progress(steps_per_shot * nshots, plan.grid.layout().cells(), opt.quiet);
+  Progress progress(int64_t(steps_per_shot) * nshots, plan.grid.layout().cells(), opt.quiet);
 
   RunSummary s;
   nlohmann::json shot_reports = nlohmann::json::array();
@@ -146,18 +196,68 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
       continue;
     }
     lo.snapshot_every = snaps && k == 0 ? plan.snapshots.every : 0;
+    // A shot resumed from a checkpoint: its state, and the traces recorded before it.
+    const io::Checkpoint* from =
+        resume_from && resume_from->shot == shot.index ? &*resume_from : nullptr;
+    if (from) check_checkpoint(*from, plan, shot, checkpoint_path);
+    lo.start_step = from ? from->state.step : 0;
+    const auto traces_so_far = [&](std::vector<double> t) {
+      if (from)
+        for (size_t r = 0; r < shot.receivers.size(); ++r)
+          for (int n = 0; n <= from->state.step; ++n)
+            t[r * plan.nt + n] = from->traces[r * plan.nt + n];
+      return t;
+    };
     LoopCallbacks cb;
-    cb.on_progress = [&](int done, int) { progress.update(k * steps_per_shot + done); };
+    if (gw)  // checkpoints continue the gathers file
+      cb.on_checkpoint = [&](int field) {
+        io::Checkpoint cp;
+        cp.config_digest = digest;
+        cp.shot = shot.index;
+        cp.snapshots = lo.snapshot_every > 0 ? snaps->count() : 0;
+        cp.receivers = static_cast<int>(shot.receivers.size());
+        cp.nt = plan.nt;
+        cp.traces = traces_so_far(modeling.propagation().recorded());
+        cp.state = modeling.propagation().state().save();
+        cp.state.step = field;
+        io::write_checkpoint(checkpoint_path, cp);
+      };
+    cb.on_progress = [&](int done, int) { progress.update(int64_t(k) * steps_per_shot + done); };
     if (lo.snapshot_every > 0)
       cb.on_snapshot = [&](int field) {
         modeling.propagation().copy_field(plan.snapshots.lo, plan.snapshots.hi, plan.snapshots.dec,
                                           buf);
+        check_finite(buf.data(), buf.size(), "snapshot at step " + std::to_string(field));
         snaps->append(field * plan.dt, buf.data());
       };
-    const ShotResult r = modeling.forward(shot, lo, cb);
+    ShotResult r;
+    try {
+      r = modeling.forward(shot, lo, cb, from ? &from->state : nullptr);
+      r.traces = traces_so_far(std::move(r.traces));
+    } catch (const std::invalid_argument& e) {
+      // The state refuses an image of another engine (backend, physics, precision).
+      if (!from) throw;
+      throw io::IoError("checkpoint '" + checkpoint_path + "': " + e.what() +
+                        " (resume on the same backend and precision)");
+    } catch (const Interrupted& e) {
+      // What the shot recorded so far reaches the .partial file (complete = 0 there too).
+      if (gw) {
+        try {
+          write_partial_gather(*gw, plan, shot, traces_so_far(modeling.propagation().recorded()),
+                               e.step());
+        } catch (const io::IoError& w) {
+          std::fprintf(stderr, "seisfd: warning: the traces recorded so far were not kept: %s\n",
+                       w.what());
+        }
+      }
+      throw;
+    }
     clock.mark("shots");
     if (sgw) write_gather(*sgw, plan, shot, r.traces);
     if (gw) write_gather(*gw, plan, shot, r.traces);
+    // The shot is in the gathers: a checkpoint of it is of no further use.
+    std::error_code ec;
+    fs::remove(checkpoint_path, ec);
     clock.mark("output");
     if (!opt.quiet && nshots > 1)
       std::fprintf(stderr,

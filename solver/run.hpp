@@ -2,6 +2,7 @@
 // snapshots (of the first shot), report.
 #pragma once
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,13 +16,15 @@ struct RunOptions {
   bool quiet = false;
   bool graphs = true;   // CUDA: launch chunks of steps as captured graphs (--no-graph: off)
   bool resume = false;  // run: continue the gathers.h5.partial in the output directory
-  const std::atomic<bool>* stop = nullptr;  // set by the SIGINT handler
+  const std::atomic<bool>* stop = nullptr;  // set by the SIGINT/SIGTERM/SIGHUP/SIGUSR1 handler
+  // Set with stop by SIGTERM and SIGUSR1 (preemption): `run` writes a checkpoint first.
+  const std::atomic<bool>* checkpoint_on_stop = nullptr;
 };
 
 struct RunSummary {
   std::string backend, device, kernel;
   int shots = 0;
-  int steps = 0;  // over all shots
+  int64_t steps = 0;  // over all shots
   double seconds = 0, gcells_per_s = 0;
   std::string directory;
 };

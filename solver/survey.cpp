@@ -12,7 +12,7 @@ namespace seisfd {
 PositionsFile read_positions_file(const std::string& path, const std::string& key,
                                   const std::string& what) {
   std::ifstream in(path);
-  if (!in) throw ConfigError(key, "cannot open " + what + " file '" + path + "'");
+  if (!in) throw ConfigError::input_file(key, "cannot open " + what + " file '" + path + "'");
   PositionsFile out;
   std::string line;
   int lineno = 0;
@@ -26,11 +26,12 @@ PositionsFile read_positions_file(const std::string& path, const std::string& ke
     Vec3 p;
     std::string rest;
     if (!(ls >> p[0] >> p[1] >> p[2]) || (ls >> rest))
-      throw ConfigError(key, "expected 'x y z' (three numbers)", path, lineno);
+      throw ConfigError::input_file(key, "expected 'x y z' (three numbers)", path, lineno);
     out.positions.push_back(p);
     out.lines.push_back(lineno);
   }
-  if (out.positions.empty()) throw ConfigError(key, what + " file '" + path + "' is empty");
+  if (out.positions.empty())
+    throw ConfigError::input_file(key, what + " file '" + path + "' is empty");
   return out;
 }
 

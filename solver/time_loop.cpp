@@ -19,7 +19,7 @@ LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
   LoopResult r;
   const int total = nt - 1;  // step n makes field n + 1
   const auto t0 = std::chrono::steady_clock::now();
-  int done = 0;  // fields 1..done exist
+  int done = opt.start_step;  // fields 1..done exist
   // Diagnostics arrive asynchronously, a few chunks after they were queued; a non-finite
   // value stops the run naming the step whose field had it.
   auto check = [&](const std::vector<TaggedDiagnostics>& ready) {
@@ -43,9 +43,22 @@ LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
     ~EveryGuard() { e.set_diagnostics_every(0); }
   } guard{engine};
   engine.set_diagnostics_every(every);
+  auto last_checkpoint = t0;
+  const bool checkpoints = static_cast<bool>(cb.on_checkpoint);
+  auto checkpoint = [&] {
+    // Only what has been checked may be saved: a non-finite field must not become a restart.
+    if (every > 0) check(engine.completed_diagnostics(0));
+    cb.on_checkpoint(done);
+    last_checkpoint = std::chrono::steady_clock::now();
+  };
   while (done < total) {
-    if (opt.stop && opt.stop->load(std::memory_order_relaxed)) throw Interrupted(done);
+    if (opt.stop && opt.stop->load(std::memory_order_relaxed)) {
+      const bool save = checkpoints && opt.checkpoint_on_stop && opt.checkpoint_on_stop->load();
+      if (save) checkpoint();
+      throw Interrupted(done, save);
+    }
     int until = total;
+    if (checkpoints) until = std::min(until, next_multiple(done, opt.checkpoint_every, total));
     until = std::min(until, next_multiple(done, opt.snapshot_every, total));
     until = std::min(until, next_multiple(done, opt.progress_every, total));
     if (opt.snapshot_every <= 0 && opt.progress_every <= 0 && every > 0)
@@ -62,10 +75,18 @@ LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
     if (cb.on_snapshot && opt.snapshot_every > 0 && done % opt.snapshot_every == 0)
       cb.on_snapshot(done);
     if (cb.on_progress) cb.on_progress(done, total);
+    if (checkpoints && done < total) {
+      const bool by_steps = opt.checkpoint_every > 0 && done % opt.checkpoint_every == 0;
+      const bool by_time =
+          opt.checkpoint_seconds > 0 &&
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint)
+                  .count() >= opt.checkpoint_seconds;
+      if (by_steps || by_time) checkpoint();
+    }
   }
   check(engine.completed_diagnostics(0));
   engine.synchronize();
-  r.steps = total;
+  r.steps = total - opt.start_step;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

@@ -17,14 +17,18 @@ class NumericalError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The loop saw the stop flag (SIGINT).
+// The loop saw the stop flag (SIGINT, SIGTERM, SIGHUP, SIGUSR1). checkpointed(): a checkpoint
+// of the state at step() was written first (preemption), so the run can be resumed from there.
 class Interrupted : public std::runtime_error {
  public:
-  explicit Interrupted(int step) : std::runtime_error("interrupted"), step_(step) {}
+  explicit Interrupted(int step, bool checkpointed = false)
+      : std::runtime_error("interrupted"), step_(step), checkpointed_(checkpointed) {}
   int step() const { return step_; }
+  bool checkpointed() const { return checkpointed_; }
 
  private:
   int step_;
+  bool checkpointed_;
 };
 
 struct LoopOptions {
@@ -36,6 +40,14 @@ struct LoopOptions {
   int snapshot_every = 0;  // steps; 0 = never
   int progress_every = 0;  // steps between progress callbacks; 0 = never
   const std::atomic<bool>* stop = nullptr;
+  // Set with stop: write a checkpoint (LoopCallbacks::on_checkpoint) before stopping.
+  const std::atomic<bool>* checkpoint_on_stop = nullptr;
+  // Checkpoints while running: at every multiple of checkpoint_every steps, and at the first
+  // step boundary after checkpoint_seconds of wall-clock time since the last one (0: never).
+  int checkpoint_every = 0;
+  double checkpoint_seconds = 0;
+  // The state holds field start_step (a resumed shot); the loop makes the fields after it.
+  int start_step = 0;
   // Names a cell index for messages, e.g. "(x=10, y=3, z=7)".
   std::function<std::string(int64_t)> describe_cell;
 };
@@ -43,6 +55,7 @@ struct LoopOptions {
 struct LoopCallbacks {
   std::function<void(int field_index)> on_snapshot;  // the state holds field field_index
   std::function<void(int steps_done, int steps_total)> on_progress;
+  std::function<void(int field_index)> on_checkpoint;  // the state holds field field_index
 };
 
 struct LoopResult {
@@ -52,7 +65,7 @@ struct LoopResult {
   int diagnostics_runs = 0;
 };
 
-// Steps 0 .. nt - 2 of `p`, whose state holds field 0.
+// Steps opt.start_step .. nt - 2 of `p`, whose state holds field opt.start_step.
 LoopResult run_time_loop(Propagation& p, int nt, const LoopOptions& opt,
                          const LoopCallbacks& cb = {});
 

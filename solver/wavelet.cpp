@@ -16,7 +16,7 @@ double ricker(double t, double f, double delay, double amplitude) {
 
 std::vector<double> read_wavelet_file(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw ConfigError("source.file", "cannot open wavelet file '" + path + "'");
+  if (!in) throw ConfigError::input_file("source.file", "cannot open wavelet file '" + path + "'");
   std::vector<double> out;
   std::string line;
   int lineno = 0;
@@ -28,15 +28,18 @@ std::vector<double> read_wavelet_file(const std::string& path) {
     double v;
     if (!(ls >> v)) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      throw ConfigError("source.file", "'" + line + "' is not a number", path, lineno);
+      throw ConfigError::input_file("source.file", "'" + line + "' is not a number", path, lineno);
     }
     std::string rest;
     if (ls >> rest)
-      throw ConfigError("source.file", "expected one value per line, found more", path, lineno);
-    if (!std::isfinite(v)) throw ConfigError("source.file", "sample is not finite", path, lineno);
+      throw ConfigError::input_file("source.file", "expected one value per line, found more", path,
+                                    lineno);
+    if (!std::isfinite(v))
+      throw ConfigError::input_file("source.file", "sample is not finite", path, lineno);
     out.push_back(v);
   }
-  if (out.empty()) throw ConfigError("source.file", "wavelet file '" + path + "' has no samples");
+  if (out.empty())
+    throw ConfigError::input_file("source.file", "wavelet file '" + path + "' has no samples");
   return out;
 }
 

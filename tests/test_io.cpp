@@ -407,6 +407,8 @@ TEST_F(IoTest, ReadVolumeMissingFileOrDataset) {
   }
 }
 
+// The function, the source file's name and line, and HDF5's words, in one short line: no call
+// text, no build path, no internal call stack.
 TEST_F(IoTest, CheckedCallCarriesCallFileAndLine) {
   h5::silence_errors();
   const std::string missing = path("missing.h5");
@@ -415,10 +417,14 @@ TEST_F(IoTest, CheckedCallCarriesCallFileAndLine) {
     FAIL() << "no IoError";
   } catch (const IoError& e) {
     const std::string msg = e.what();
-    EXPECT_NE(msg.find("H5Fopen(missing.c_str()"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("test_io.cpp:"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("missing.h5"), std::string::npos) << msg;  // from the HDF5 stack
+    EXPECT_EQ(msg.rfind("HDF5 H5Fopen failed (test_io.cpp:", 0), 0u) << msg;
+    // The system's words from HDF5's innermost error; the file is named by the callers.
+    EXPECT_NE(msg.find("No such file or directory"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("missing.c_str()"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("../"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("H5F_"), std::string::npos) << msg;  // internal function names
     EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_LT(msg.size(), 250u) << msg;
   }
 }
 
@@ -440,6 +446,37 @@ TEST_F(IoTest, PrepareOutputDirectory) {
   EXPECT_EQ(read_text(fresh + "/sentinel.txt"), "keep me");
   EXPECT_NO_THROW(prepare_output_directory(fresh, true));
   EXPECT_EQ(read_text(fresh + "/sentinel.txt"), "keep me");
+
+  // --overwrite removes the outputs a run owns (not the inputs named in keep, not other files).
+  for (const char* f : {"gathers.h5", "snapshots.h5.partial", "image.xmf", "report.json"})
+    write_text_atomic(fresh + "/" + f, "old");
+  write_text_atomic(fresh + "/snapshots.h5", "an input");
+  {
+    const DirectoryLock lock =
+        prepare_output_directory(fresh, true, {path("a/b/out/../out/snapshots.h5")});
+    EXPECT_FALSE(fs::exists(fresh + "/gathers.h5"));
+    EXPECT_FALSE(fs::exists(fresh + "/snapshots.h5.partial"));
+    EXPECT_FALSE(fs::exists(fresh + "/image.xmf"));
+    EXPECT_FALSE(fs::exists(fresh + "/report.json"));
+    EXPECT_EQ(read_text(fresh + "/snapshots.h5"), "an input");
+    EXPECT_EQ(read_text(fresh + "/sentinel.txt"), "keep me");
+    // The directory is locked while the lock lives (a second open file description conflicts
+    // even within one process).
+    ASSERT_TRUE(fs::exists(fresh + "/" + DirectoryLock::kName));
+    try {
+      lock_output_directory(fresh);
+      FAIL() << "no IoError";
+    } catch (const IoError& e) {
+      EXPECT_NE(std::string(e.what()).find("in use by another seisfd run (pid " +
+                                           std::to_string(getpid())),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_FALSE(fs::exists(fresh + "/" + DirectoryLock::kName));
+  // A lock file left by a killed run is not held.
+  write_text_atomic(fresh + "/" + DirectoryLock::kName, "12345\n");
+  EXPECT_NO_THROW(lock_output_directory(fresh));
 
   const std::string file = path("a_file");
   write_text_atomic(file, "x");

@@ -43,9 +43,11 @@ Diagnostics field_diagnostics(const StepSpec& s, const T* f) {
         sum += v * v;
         mx = std::max(mx, std::fabs(v));
       }
-  if (bad > 0) {
-    for (int64_t i = 0; i < l.size() && first < 0; ++i)
-      if (!std::isfinite(static_cast<double>(f[i]))) first = i;
+  if (bad > 0) {  // the first of the cells counted, in the same region
+    for (int z = s.begin[0]; z < s.end[0] && first < 0; ++z)
+      for (int y = s.begin[1]; y < s.end[1] && first < 0; ++y)
+        for (int x = s.begin[2]; x < s.end[2] && first < 0; ++x)
+          if (!std::isfinite(static_cast<double>(f[l.idx(z, y, x)]))) first = l.idx(z, y, x);
   }
   return {sum, mx, bad, first};
 }
