@@ -37,14 +37,6 @@ Timing time_steps(F&& fn, int steps, int repeats, int warmup) {
   return t;
 }
 
-// dt at half the stability bound of the fastest direction of bench_medium.
-double bench_dt(const StepSpec& spec) {
-  double lambda = 0;
-  for (int a = 0; a < 3; ++a)
-    lambda += second_derivative_spectral_radius(spec.radius) / (spec.h[a] * spec.h[a]);
-  return 0.5 * 2.0 / (2100.0 * std::sqrt(1.6) * std::sqrt(lambda));
-}
-
 // a[0] = 0.5 (a[0] + ... + a[K-1]), K = 2..6 arrays: K - 1 read, one read and written in place.
 template <int K>
 void stream_pass_k(float* const* a, int64_t n) {
@@ -126,15 +118,19 @@ DeviceSummary current_cpu() {
   return d;
 }
 
-VerifyResult verify_cpu_variant(const cpu::CpuVariant& v, const StepSpec& spec, int steps,
-                                uint32_t seed, double tolerance) {
-  const Medium m = bench_medium(spec, v.physics);
-  const double dt = bench_dt(spec);
-  auto ref = reference::make_cpu_engine(spec, m, dt, false, "reference");
-  auto fast = reference::make_cpu_engine(spec, m, dt, false, v.name);
+double bench_dt(const StepSpec& spec) {
+  double lambda = 0;
+  for (int a = 0; a < 3; ++a)
+    lambda += second_derivative_spectral_radius(spec.radius) / (spec.h[a] * spec.h[a]);
+  return 0.5 * 2.0 / (2100.0 * std::sqrt(1.6) * std::sqrt(lambda));
+}
+
+VerifyResult compare_engines(Engine& ref, Engine& test, const StepSpec& spec, int steps,
+                             uint32_t seed, double tolerance) {
   const Layout& l = spec.layout;
   const int c[3] = {(spec.begin[0] + spec.end[0]) / 2, (spec.begin[1] + spec.end[1]) / 2,
                     (spec.begin[2] + spec.end[2]) / 2};
+  const int nt = steps + 1;
   SparsePoints src, rec;
   src.index = {l.idx(c[0], c[1], c[2])};
   src.weight = {1.0 / (spec.h[0] * spec.h[1] * spec.h[2])};
@@ -144,32 +140,49 @@ VerifyResult verify_cpu_variant(const cpu::CpuVariant& v, const StepSpec& spec, 
   rec.offset = {0, 1};
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> trace(steps + 1);
+  std::vector<double> trace(nt);
   for (double& x : trace) x = u(rng);
   std::vector<float> a, b;
   const int dec[3] = {1, 1, 1};
-  for (auto [e, out] : {std::pair{ref.get(), &a}, std::pair{fast.get(), &b}}) {
+  for (auto [e, out] : {std::pair{&ref, &a}, std::pair{&test, &b}}) {
     Propagation p(*e);
-    p.set_injection(src, trace, steps + 1);
-    p.set_recording(rec, steps + 1);
+    p.set_injection(src, trace, nt);
+    p.set_recording(rec, nt);
     p.steps(0, steps);
     p.copy_field(spec.begin, spec.end, dec, *out);
   }
+  VerifyResult res;
   double num = 0, den = 0;
+  int64_t nonfinite = 0;
   for (size_t i = 0; i < a.size(); ++i) {
-    num += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
-    den += double(a[i]) * a[i];
+    if (!std::isfinite(b[i])) ++nonfinite;
+    const double d = static_cast<double>(b[i]) - a[i];
+    num += d * d;
+    den += static_cast<double>(a[i]) * a[i];
   }
-  VerifyResult r;
-  r.rel_l2 = den > 0 ? std::sqrt(num / den) : (num > 0 ? INFINITY : 0.0);
-  r.ok = std::isfinite(r.rel_l2) && r.rel_l2 <= tolerance && den > 0;
-  if (!r.ok) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "relative L2 %.3e after %d steps exceeds %.1e", r.rel_l2, steps,
-                  tolerance);
-    r.message = den > 0 ? buf : "the reference field is zero";
+  res.rel_l2 = den > 0 ? std::sqrt(num / den) : INFINITY;
+  char buf[160];
+  if (nonfinite) {
+    std::snprintf(buf, sizeof buf, "%lld non-finite cells after %d steps",
+                  static_cast<long long>(nonfinite), steps);
+    res.message = buf;
+  } else if (!(res.rel_l2 <= tolerance)) {
+    std::snprintf(buf, sizeof buf, "relative L2 %.3e after %d steps exceeds %.1e", res.rel_l2,
+                  steps, tolerance);
+    res.message = buf;
+  } else {
+    res.ok = true;
   }
-  return r;
+  return res;
+}
+
+VerifyResult verify_cpu_variant(const cpu::CpuVariant& v, const StepSpec& spec, int steps,
+                                uint32_t seed, double tolerance) {
+  const Medium m = bench_medium(spec, v.physics);
+  const double dt = bench_dt(spec);
+  auto ref = reference::make_cpu_engine(spec, m, dt, false, "reference");
+  auto fast = reference::make_cpu_engine(spec, m, dt, false, v.name);
+  return compare_engines(*ref, *fast, spec, steps, seed, tolerance);
 }
 
 Timing time_cpu_variant(const cpu::CpuVariant& v, const StepSpec& spec, int steps, int repeats,

@@ -10,6 +10,7 @@
 
 #include "bench/harness/harness.hpp"
 #include "kernels/cpu/cpu_variants.hpp"
+#include "kernels/engine.hpp"
 #include "kernels/medium.hpp"
 
 namespace seisfd::bench {
@@ -18,6 +19,15 @@ namespace seisfd::bench {
 // 0.1-0.3, eps - delta 0.05-0.15, theta 5-55 degrees, phi over the full circle (acoustic: the
 // velocity only).
 Medium bench_medium(const StepSpec& s, Physics kind);
+
+// dt at half the stability bound of bench_medium's fastest direction (v_max sqrt(1 + 2 eps_max)).
+double bench_dt(const StepSpec& spec);
+
+// `test` against `ref` (engines over the same spec and medium): a point source near the centre
+// with a random trace (seed), recorded at a cell off the centre, `steps` steps, p compared over
+// the updated region; fails on a relative L2 above `tolerance` or a non-finite cell of `test`.
+VerifyResult compare_engines(Engine& ref, Engine& test, const StepSpec& spec, int steps,
+                             uint32_t seed, double tolerance);
 
 // The processor's model name and the OpenMP threads a run uses (DeviceSummary::multiprocessors).
 DeviceSummary current_cpu();

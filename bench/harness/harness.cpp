@@ -62,62 +62,13 @@ std::string format_rel_l2(double rel, int steps, double tolerance) {
 
 VerifyResult verify_aniso_variant(const KernelVariant& v, const StepSpec& spec, int steps,
                                   uint32_t seed, double tolerance) {
-  VerifyResult res;
   const Medium m = bench_medium(spec, v.physics);
-  // dt at half the stability bound of the fastest direction (v_max sqrt(1 + 2 eps_max)).
-  double lambda = 0;
-  for (int a = 0; a < 3; ++a)
-    lambda += second_derivative_spectral_radius(spec.radius) / (spec.h[a] * spec.h[a]);
-  const double dt = 0.5 * 2.0 / (2100.0 * std::sqrt(1.6) * std::sqrt(lambda));
+  const double dt = bench_dt(spec);
   auto cpu = reference::make_cpu_engine(spec, m, dt, false, "reference");
   CudaEngineOptions o;
   o.variant = v.name;
   auto gpu = make_cuda_engine(spec, m, dt, o);
-  // A point source near the centre with a random trace, recorded at a cell off the centre.
-  const Layout& l = spec.layout;
-  const int c[3] = {(spec.begin[0] + spec.end[0]) / 2, (spec.begin[1] + spec.end[1]) / 2,
-                    (spec.begin[2] + spec.end[2]) / 2};
-  const int nt = steps * 10 + 1;
-  SparsePoints src, rec;
-  src.index = {l.idx(c[0], c[1], c[2])};
-  src.weight = {1.0 / (spec.h[0] * spec.h[1] * spec.h[2])};
-  src.offset = {0, 1};
-  rec.index = {l.idx(c[0] + 2, c[1] - 1, c[2] + 3)};
-  rec.weight = {1.0};
-  rec.offset = {0, 1};
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  std::vector<double> trace(nt);
-  for (double& x : trace) x = u(rng);
-  std::vector<float> a, b;
-  const int dec[3] = {1, 1, 1};
-  for (auto [e, out] : {std::pair{cpu.get(), &a}, std::pair{gpu.get(), &b}}) {
-    Propagation p(*e);
-    p.set_injection(src, trace, nt);
-    p.set_recording(rec, nt);
-    p.steps(0, nt - 1);
-    p.copy_field(spec.begin, spec.end, dec, *out);
-  }
-  double num = 0, den = 0;
-  int64_t nonfinite = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!std::isfinite(b[i])) ++nonfinite;
-    const double d = static_cast<double>(b[i]) - a[i];
-    num += d * d;
-    den += static_cast<double>(a[i]) * a[i];
-  }
-  res.rel_l2 = den > 0 ? std::sqrt(num / den) : INFINITY;
-  if (nonfinite) {
-    res.message =
-        std::to_string(nonfinite) + " non-finite cells after " + std::to_string(nt - 1) + " steps";
-    return res;
-  }
-  if (!(res.rel_l2 <= tolerance)) {
-    res.message = format_rel_l2(res.rel_l2, nt - 1, tolerance);
-    return res;
-  }
-  res.ok = true;
-  return res;
+  return compare_engines(*cpu, *gpu, spec, steps * 10, seed, tolerance);
 }
 
 }  // namespace

@@ -60,40 +60,36 @@ void vti_blocked(const StepSpec& s, const SpongeTables* sponge,
     const int64_t sz = s.layout.sz, sy = s.layout.sy;
     const double* gx = sponge ? sponge->g[2].data() : nullptr;
     const T *E = c.E.data(), *D = c.D.data(), *V = c.vdt2.data();
-    auto run = [&](auto adj) {
+    // The row loop for the forward or adjoint forces, undamped or damped (then gzy is the
+    // sponge term of the row's z and y).
+    auto row_loop = [&](auto adj, auto damp) {
       constexpr bool kAdj = decltype(adj)::value;
-      for_rows(
-          s, sponge,
-          [&](int64_t row, int a, int b) {
-            const T *x_ = X + row, *y_ = Y + row, *e = E + row, *d = D + row, *v = V + row;
-            const T *p = pc + row, *q = qc + row;
-            T *np = pn + row, *nq = qn + row;
+      constexpr bool kDamp = decltype(damp)::value;
+      return [&](int64_t row, int a, int b, double gzy = 0.0) {
+        const T *x_ = X + row, *y_ = Y + row, *e = E + row, *d = D + row, *v = V + row;
+        const T *p = pc + row, *q = qc + row;
+        T *np = pn + row, *nq = qn + row;
 #pragma omp simd
-            for (int x = a; x < b; ++x) {
-              T fp, fq;
-              vti_forces<T, R, kAdj>(w, x_, y_, e, d, x, sz, sy, fp, fq);
-              np[x] = T(2) * p[x] - np[x] + v[x] * fp;
-              nq[x] = T(2) * q[x] - nq[x] + v[x] * fq;
-            }
-          },
-          [&](int64_t row, int a, int b, double gzy) {
-            const T *x_ = X + row, *y_ = Y + row, *e = E + row, *d = D + row, *v = V + row;
-            const T *p = pc + row, *q = qc + row;
-            T *np = pn + row, *nq = qn + row;
-#pragma omp simd
-            for (int x = a; x < b; ++x) {
-              T fp, fq;
-              vti_forces<T, R, kAdj>(w, x_, y_, e, d, x, sz, sy, fp, fq);
-              const T g = static_cast<T>(gzy + gx[x]);
-              np[x] = (T(2) * p[x] - (T(1) - g) * np[x] + v[x] * fp) / (T(1) + g);
-              nq[x] = (T(2) * q[x] - (T(1) - g) * nq[x] + v[x] * fq) / (T(1) + g);
-            }
-          });
+        for (int x = a; x < b; ++x) {
+          T fp, fq;
+          vti_forces<T, R, kAdj>(w, x_, y_, e, d, x, sz, sy, fp, fq);
+          if constexpr (!kDamp) {
+            np[x] = T(2) * p[x] - np[x] + v[x] * fp;
+            nq[x] = T(2) * q[x] - nq[x] + v[x] * fq;
+          } else {
+            const T g = static_cast<T>(gzy + gx[x]);
+            np[x] = (T(2) * p[x] - (T(1) - g) * np[x] + v[x] * fp) / (T(1) + g);
+            nq[x] = (T(2) * q[x] - (T(1) - g) * nq[x] + v[x] * fq) / (T(1) + g);
+          }
+        }
+      };
     };
     if (adjoint)
-      run(std::true_type{});
+      for_rows(s, sponge, row_loop(std::true_type{}, std::false_type{}),
+               row_loop(std::true_type{}, std::true_type{}));
     else
-      run(std::false_type{});
+      for_rows(s, sponge, row_loop(std::false_type{}, std::false_type{}),
+               row_loop(std::false_type{}, std::true_type{}));
   });
 }
 
