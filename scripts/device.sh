@@ -26,6 +26,9 @@
 #   diag       whole runs of configs/bench_512_o8.toml (1000 steps, diagnostics every 10 steps) for
 #              DIAG_PHYSICS (default vti) with DIAG_VARIANT (default smem_regqueue), alternating
 #              BASELINE and this tree twice: what fusing the diagnostics into the update saves
+#   cpu-bench  `seisfd bench --backend cpu` of acoustic, VTI and TTI at order 8 on the machine's
+#              cores (CPU_THREADS, default all) at CPU_SIZES (default 256), and the CPU
+#              streaming ceiling of each pattern
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
@@ -319,6 +322,18 @@ step_diag() {
   done
 }
 
+step_cpu_bench() {
+  build
+  log "cpu bench ($(nproc) cores)"
+  grep -m1 "model name" /proc/cpuinfo | tee -a "$S"
+  OMP_NUM_THREADS=${CPU_THREADS:-$(nproc)} OMP_PROC_BIND=close OMP_PLACES=cores \
+    timeout ${CPU_BENCH_S:-150} $B/app/seisfd bench --backend cpu --physics acoustic,vti,tti \
+    --orders 8 --sizes "${CPU_SIZES:-256}" --steps 5 --repeats 5 --out "$OUT/results/cpu" \
+    > /tmp/cpu_bench.log 2>&1
+  echo "cpu bench rc=$?" | tee -a "$S"
+  sed -n '/^seisfd bench on/,$p' /tmp/cpu_bench.log | tee -a "$S"
+}
+
 step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds what dominates)
   build
   log "profile-salt: one shot of configs/rtm_salt.toml, run and migrate"
@@ -359,6 +374,7 @@ for s in "$@"; do
     rtm-salt) step_rtm_salt ;;
     profile-salt) step_profile_salt ;;
     diag) step_diag ;;
+    cpu-bench) step_cpu_bench ;;
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done
