@@ -245,8 +245,9 @@ class CliRtmBadInput : public CliRtmTest {
     EXPECT_EQ(lines_of(r.err).size(), 1u) << r.err;
     EXPECT_TRUE(contains(r.err, names)) << r.err;
     EXPECT_FALSE(fs::exists(dir_ / dir / "image.h5")) << dir;
-    if (fs::exists(dir_ / dir / "image.h5.partial"))
+    if (fs::exists(dir_ / dir / "image.h5.partial")) {
       EXPECT_FALSE(seisfd::io::ImageReader((dir_ / dir / "image.h5.partial").string()).complete());
+    }
   }
 };
 
