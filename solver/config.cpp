@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <sstream>
 
 #include "solver/config_text.hpp"
@@ -13,7 +14,30 @@ namespace {
 using config_detail::toml_float;
 using config_detail::toml_string;
 
-// SOURCE:LINE: KEY: MESSAGE, leaving out the parts that are empty or 0.
+// Control characters (a newline in a value, or in the TOML parser's quote of the input) written
+// as escapes, so that an error is always one line.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+// SOURCE:LINE: KEY: MESSAGE, leaving out the parts that are empty or 0; one line.
 std::string format_error(const std::string& key, const std::string& message,
                          const std::string& source, int line) {
   std::string out;
@@ -21,7 +45,7 @@ std::string format_error(const std::string& key, const std::string& message,
   if (line > 0) out += std::to_string(line) + ":";
   if (!out.empty()) out += " ";
   if (!key.empty()) out += key + ": ";
-  return out + message;
+  return one_line(out + message);
 }
 
 std::string toml_vec(const Vec3& v) {

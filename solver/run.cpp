@@ -35,8 +35,9 @@ std::vector<int> resumable_segy_shots(io::SegyGatherWriter& w, const Survey& sur
                                       const std::vector<int>* h5_shots) {
   std::vector<int> keep;
   for (const auto& [shot, traces] : w.traces_per_shot()) {
+    const int index = shot;  // a structured binding cannot be captured before C++20 (clang)
     const auto s = std::find_if(survey.shots.begin(), survey.shots.end(),
-                                [&](const Shot& x) { return x.index == shot; });
+                                [&](const Shot& x) { return x.index == index; });
     const bool whole = s != survey.shots.end() && traces == static_cast<int>(s->receivers.size());
     const bool in_h5 =
         !h5_shots || std::find(h5_shots->begin(), h5_shots->end(), shot) != h5_shots->end();

@@ -564,6 +564,16 @@ TEST_F(ShellTest, UsageErrorsAreOneLineWithTheConfigExitCode) {
   }
 }
 
+// Control characters in what an error quotes are escaped: the error stays one line (found by
+// the fuzzer: the TOML parser quoted the newline after a bad boolean).
+TEST_F(ShellTest, ErrorsQuotingNewlinesStayOneLine) {
+  const fs::path cfg = write_config("c.toml", replace_line(kBaseConfig, "order = 4", "order = t"));
+  expect_one_error_line(run({"check", cfg.string()}), 2, {"TOML syntax error", "\\n"});
+  expect_one_error_line(
+      run({"check", write_config("d.toml", kBaseConfig).string(), "--set", "grid.n\nx=1"}), 2,
+      {"\\n"});
+}
+
 TEST_F(ShellTest, LongValuesAreCutInMessages) {
   const fs::path cfg = write_config("c.toml", kBaseConfig);
   const std::string huge(100000, 'a');  // (an argument may not exceed 128 KiB)

@@ -4,6 +4,7 @@
 // crash, a sanitizer report) is a defect. Plans are made only for problems small enough for the
 // fuzzer's memory limit (the run's own memory check is against the machine's memory, which the
 // fuzzer's 2 GB limit is not).
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>

@@ -63,6 +63,8 @@ BAD = {
     "syntax_duplicate_table": add("[grid]\nnx = 3\n"),
     "syntax_bad_array": rep("position = [100.0, 90.0, 50.0]", "position = [100.0, 90.0,"),
     "syntax_binary": "[grid]\nnx = \x00\x01\x02\n",
+    # Found by the fuzzer: the parser's message quoted the newline after "t" (two lines).
+    "syntax_bad_boolean": rep("order = 4", "order = t"),
     "unknown_section": add("[grdi]\nnx = 1\n"),
     "unknown_key": rep("ny = 18", "ny = 18\nnq = 3"),
     "unknown_run_key": add("[run]\ncheckpoint = 5\n"),
