@@ -22,7 +22,7 @@ struct BenchArgs {
   std::string fields = "hash";  // acoustic wavefields while timing: hash or zero
   std::string out = "bench/results";
   bool no_files = false;
-  bool imaging = false;  // also time the migration's adjoint step with its imaging
+  bool imaging = false;          // also time the migration's adjoint step with its imaging
   std::string backend = "auto";  // cuda, cpu, or auto (cuda where a device is found)
 };
 

@@ -11,7 +11,8 @@ class ConfigErrors : public Config {};
 
 TEST_F(ConfigErrors, UnknownKeySuggestsTheClosest) {
   std::string what = expect_error(insert_line(kMinimal, 2, "nxx = 3"), "grid.nxx", 3);
-  EXPECT_TRUE(has(what, "unknown key (known: nx, ny, nz, spacing, dx, dy, dz, origin, from_model)")) << what;
+  EXPECT_TRUE(has(what, "unknown key (known: nx, ny, nz, spacing, dx, dy, dz, origin, from_model)"))
+      << what;
   EXPECT_TRUE(has(what, "did you mean 'nx'?")) << what;
   what = expect_error(kMinimal + "[kernel]\nbakcend = \"cpu\"\n", "kernel.bakcend", 15);
   EXPECT_TRUE(has(what, "did you mean 'backend'?")) << what;

@@ -309,20 +309,20 @@ TEST_P(GpuAnisoTransposedShapes, MatchesTheCpuAdjoint) {
     int nx, ny, nz;
     BoundaryConfig b;
   };
-  for (const Shape& sh : {Shape{71, 37, 23, test::sponge(5, true)},
-                          Shape{45, 19, 41, test::no_boundary()},
-                          Shape{29, 53, 17, test::sponge(7)}}) {
+  for (const Shape& sh :
+       {Shape{71, 37, 23, test::sponge(5, true)}, Shape{45, 19, 41, test::no_boundary()},
+        Shape{29, 53, 17, test::sponge(7)}}) {
     SCOPED_TRACE(std::to_string(sh.nx) + "x" + std::to_string(sh.ny) + "x" + std::to_string(sh.nz));
-    auto p = test::homogeneous(test::cube_grid(sh.nx, sh.ny, sh.nz, 10.0), sh.b, v->order, 2000.0,
-                               0.9);
+    auto p =
+        test::homogeneous(test::cube_grid(sh.nx, sh.ny, sh.nz, 10.0), sh.b, v->order, 2000.0, 0.9);
     std::mt19937 rng(5);
     std::uniform_real_distribution<double> u(0.0, 1.0);
     for (auto& x : p.velocity) x = static_cast<float>(1500.0 + 1500.0 * u(rng));
     const Medium m = test::make_aniso_model(p, test::smooth_random_case(v->physics, rng));
     p.dt = 0.9 * stability_limit(3000.0 * std::sqrt(1.6), v->order / 2, p.spec.h);
     const int nt = 80;
-    const auto S = make_points(p.grid, p.spec, {{100.3, 83.7, 40.2}}, PointInterp::kSinc,
-                               PointRole::kSource);
+    const auto S =
+        make_points(p.grid, p.spec, {{100.3, 83.7, 40.2}}, PointInterp::kSinc, PointRole::kSource);
     const auto Rp = make_points(p.grid, p.spec, {{5.5, 10.0, 0.0}, {150.0, 90.0, 80.0}},
                                 PointInterp::kSinc, PointRole::kReceiver);
     std::normal_distribution<double> g(0.0, 1.0);
@@ -345,8 +345,8 @@ std::vector<std::string> fast_aniso_names() {
   return n;
 }
 
-INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoTransposedShapes, ::testing::ValuesIn(fast_aniso_names()),
-                         test::VariantTestName());
+INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoTransposedShapes,
+                         ::testing::ValuesIn(fast_aniso_names()), test::VariantTestName());
 
 // The CUDA engine refuses TTI with CPML, and the adjoint with CPML, like the CPU engine.
 TEST(GpuAnisoCpmlRefusals, TtiAndAdjoint) {

@@ -103,8 +103,8 @@ __device__ __forceinline__ float4 queue_value(const VtiParams<R>& p, const VtiFi
     const bool mirror = p.free_surface && z < p.surface;
     const int64_t at = (mirror ? 2 * p.surface - z : z) * p.l.sz + own;
     const float4 one = make_float4(1.f, 1.f, 1.f, 1.f);
-    float4 y = fma4(cuda::ld_ro4(f.D + at), cuda::ld_ro4(f.p_cur + at), one,
-                    cuda::ld_ro4(f.q_cur + at));
+    float4 y =
+        fma4(cuda::ld_ro4(f.D + at), cuda::ld_ro4(f.p_cur + at), one, cuda::ld_ro4(f.q_cur + at));
     if (mirror) y = make_float4(-y.x, -y.y, -y.z, -y.w);
     return y;
   }
@@ -345,7 +345,7 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
   struct Loaded {
     float4 p, q, e, d;
   };
-  auto load = [&](int z, Loaded (&out)[S::kSlots]) {
+  auto load = [&](int z, Loaded(&out)[S::kSlots]) {
     const int64_t pl = static_cast<int64_t>(z) * sz;
 #pragma unroll
     for (int s = 0; s < S::kSlots; ++s) {
@@ -358,7 +358,7 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
       }
     }
   };
-  auto put = [&](const Loaded (&in)[S::kSlots], int k, int yb) {
+  auto put = [&](const Loaded(&in)[S::kSlots], int k, int yb) {
 #pragma unroll
     for (int s = 0; s < S::kSlots; ++s) {
       if (!rin[s]) continue;
@@ -459,8 +459,8 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
 template <int R, bool kT>
 void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   using S = VtiShape<R>;
-  const VtiFields f{a.prev[0],        a.cur[0],    a.next[0],   a.prev[1], a.cur[1],
-                    a.next[1],        a.medium[kVdt2], a.medium[kE], a.medium[kD]};
+  const VtiFields f{a.prev[0], a.cur[0],        a.next[0],    a.prev[1],   a.cur[1],
+                    a.next[1], a.medium[kVdt2], a.medium[kE], a.medium[kD]};
   for (const void* ptr : {static_cast<const void*>(f.p_prev), static_cast<const void*>(f.p_cur),
                           static_cast<const void*>(f.q_prev), static_cast<const void*>(f.q_cur),
                           static_cast<const void*>(f.vdt2), static_cast<const void*>(f.E),
