@@ -332,8 +332,7 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
     const auto traces = born(e, shot_operator(plan, shot), *dm_array);
     e.synchronize();
     const double sec = seconds_since(t0);
-    if (sgw) write_gather(*sgw, plan, shot, traces);
-    if (gw) write_gather(*gw, plan, shot, traces);
+    write_gathers(gw.get(), sgw.get(), plan, shot, traces);
     s.seconds += sec;
     s.steps += 2 * (plan.nt - 1);
     shots.push_back({{"shot", shot.index}, {"seconds", sec}});
@@ -341,15 +340,7 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
       std::fprintf(stderr, "seisfd: born shot %d/%d (index %d): %.2f s\n", k + 1, n, shot.index,
                    sec);
   }
-  std::vector<std::string> outputs;
-  if (gw) {
-    gw->finish();
-    outputs.push_back(gathers_path);
-  }
-  if (sgw) {
-    sgw->finish();
-    outputs.push_back(sgw->final_path());
-  }
+  std::vector<std::string> outputs = finish_gathers(gw.get(), gathers_path, sgw.get());
   if (config.output.model)
     for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
   s.backend = to_string(ec.backend);

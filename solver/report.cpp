@@ -55,20 +55,30 @@ std::vector<float> kept_samples(const RunPlan& plan, const Shot& shot,
 }
 }  // namespace
 
-void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
-                  const std::vector<double>& full) {
+void write_gathers(io::GatherWriter* gw, io::SegyGatherWriter* sgw, const RunPlan& plan,
+                   const Shot& shot, const std::vector<double>& full) {
+  if (!gw && !sgw) return;
   std::vector<double> xyz;
   const std::vector<float> traces = kept_samples(plan, shot, full, xyz);
-  gw.write_shot(shot.index, traces.data(), static_cast<int>(shot.receivers.size()), plan.nt_out(),
-                xyz.data(), shot.source, plan.dt * plan.out_every, 0.0);
+  const int nr = static_cast<int>(shot.receivers.size());
+  if (sgw) sgw->write_shot(shot.index, traces.data(), nr, xyz.data(), shot.source);
+  if (gw)
+    gw->write_shot(shot.index, traces.data(), nr, plan.nt_out(), xyz.data(), shot.source,
+                   plan.dt * plan.out_every, 0.0);
 }
 
-void write_gather(io::SegyGatherWriter& gw, const RunPlan& plan, const Shot& shot,
-                  const std::vector<double>& full) {
-  std::vector<double> xyz;
-  const std::vector<float> traces = kept_samples(plan, shot, full, xyz);
-  gw.write_shot(shot.index, traces.data(), static_cast<int>(shot.receivers.size()), xyz.data(),
-                shot.source);
+std::vector<std::string> finish_gathers(io::GatherWriter* gw, const std::string& h5_path,
+                                        io::SegyGatherWriter* sgw) {
+  std::vector<std::string> out;
+  if (gw) {
+    gw->finish();
+    out.push_back(h5_path);
+  }
+  if (sgw) {
+    sgw->finish();
+    out.push_back(sgw->final_path());
+  }
+  return out;
 }
 
 std::unique_ptr<io::SegyGatherWriter> make_segy_gathers(const RunPlan& plan, const std::string& dir,

@@ -23,11 +23,13 @@ std::string now_iso();  // UTC, ISO 8601
 
 // The shot's traces [receivers][nt] (every step), kept every out_every-th sample, as
 // gathers.h5 holds them.
-void write_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
-                  const std::vector<double>& traces);
-// The same traces into gathers.sgy (output.formats = [..., "segy"]).
-void write_gather(io::SegyGatherWriter& gw, const RunPlan& plan, const Shot& shot,
-                  const std::vector<double>& traces);
+// Into whichever of gathers.h5 (gw) and gathers.sgy (sgw, output.formats = [..., "segy"]) the
+// run writes (either may be null), sampled and checked once; gathers.sgy first.
+void write_gathers(io::GatherWriter* gw, io::SegyGatherWriter* sgw, const RunPlan& plan,
+                   const Shot& shot, const std::vector<double>& traces);
+// Finishes both (either may be null); returns the final paths, gathers.h5 (h5_path) first.
+std::vector<std::string> finish_gathers(io::GatherWriter* gw, const std::string& h5_path,
+                                        io::SegyGatherWriter* sgw);
 // A new gathers.sgy(.partial) in dir for the plan's sampling; producer: the command ("run");
 // config_digest: what `seisfd run --resume` compares (config_digest()).
 std::unique_ptr<io::SegyGatherWriter> make_segy_gathers(const RunPlan& plan, const std::string& dir,

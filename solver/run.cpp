@@ -254,8 +254,7 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
       throw;
     }
     clock.mark("shots");
-    if (sgw) write_gather(*sgw, plan, shot, r.traces);
-    if (gw) write_gather(*gw, plan, shot, r.traces);
+    write_gathers(gw.get(), sgw.get(), plan, shot, r.traces);
     // The shot is in the gathers: a checkpoint of it is of no further use.
     std::error_code ec;
     fs::remove(checkpoint_path, ec);
@@ -278,15 +277,7 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
   }
   progress.finish();
 
-  std::vector<std::string> outputs;
-  if (gw) {
-    gw->finish();
-    outputs.push_back(gathers_path);
-  }
-  if (sgw) {
-    sgw->finish();
-    outputs.push_back(sgw->final_path());
-  }
+  std::vector<std::string> outputs = finish_gathers(gw.get(), gathers_path, sgw.get());
   if (snaps) {
     snaps->finish();
     outputs.push_back(snaps_path);
