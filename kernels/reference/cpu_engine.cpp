@@ -7,6 +7,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "kernels/cpu/acoustic_blocked.hpp"
+#include "kernels/cpu/tti_blocked.hpp"
+#include "kernels/cpu/vti_blocked.hpp"
 #include "kernels/reference/acoustic.hpp"
 #include "kernels/reference/cpu_array.hpp"
 #include "kernels/reference/denormals.hpp"
@@ -376,24 +379,25 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
   const T* src[3] = {X[t.cpml_source[0]], X[t.cpml_source[1]], X[t.cpml_source[2]]};
   if (cpml) cpml->update_psi(s.cpml(), src);
   // The new level overwrites the previous one in place.
-  if (physics_ == Physics::kAcoustic && variant_->technique == cpu::Technique::kBlocked) {
-    cpu::acoustic_blocked<T>(sp, sponge_.get(), s.previous(0).data(), X[0], s.previous(0).data(),
-                             c_.vdt2.data());
-  } else if (physics_ == Physics::kAcoustic) {
-    acoustic_step<T>(sp, s.previous(0).data(), X[0], s.previous(0).data(), c_.vdt2.data());
-  } else if (physics_ == Physics::kVti && variant_->technique == cpu::Technique::kBlocked) {
+  const bool blocked = variant_->technique == cpu::Technique::kBlocked;
+  T* const p_next = s.previous(0).data();
+  if (physics_ == Physics::kAcoustic) {
+    if (blocked)
+      cpu::acoustic_blocked<T>(sp, sponge_.get(), p_next, X[0], p_next, c_.vdt2.data());
+    else
+      acoustic_step<T>(sp, p_next, X[0], p_next, c_.vdt2.data());
+  } else if (physics_ == Physics::kVti && blocked) {
     cpu::vti_blocked<T>(sp, sponge_.get(), w_, c_, adjoint, X[0], X[1], s.current(0).data(),
-                        s.current(1).data(), s.previous(0).data(), s.previous(1).data());
-  } else if (variant_->technique == cpu::Technique::kBlocked) {
-    T* g[6];
-    for (int k = 0; k < 6; ++k) g[k] = scratch_[k].data();
-    cpu::tti_blocked<T>(sp, sponge_.get(), w_, c_, adjoint, X[0], X[1], s.current(0).data(),
-                        s.current(1).data(), s.previous(0).data(), s.previous(1).data(), g);
+                        s.current(1).data(), p_next, s.previous(1).data());
   } else {
     T* g[6];
     for (int k = 0; k < 6; ++k) g[k] = scratch_[k].data();
-    aniso_update(sp, w_, c_, physics_ == Physics::kTti, adjoint, X[0], X[1], s.current(0).data(),
-                 s.current(1).data(), s.previous(0).data(), s.previous(1).data(), g);
+    if (blocked)  // TTI
+      cpu::tti_blocked<T>(sp, sponge_.get(), w_, c_, adjoint, X[0], X[1], s.current(0).data(),
+                          s.current(1).data(), p_next, s.previous(1).data(), g);
+    else
+      aniso_update(sp, w_, c_, physics_ == Physics::kTti, adjoint, X[0], X[1], s.current(0).data(),
+                   s.current(1).data(), p_next, s.previous(1).data(), g);
   }
   if (cpml) {
     const std::vector<T>* medium[kMaxMediumArrays] = {&c_.vdt2, &c_.E, &c_.D};

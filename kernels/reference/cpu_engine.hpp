@@ -10,14 +10,15 @@
 #include <type_traits>
 #include <vector>
 
-#include "kernels/cpu/acoustic_blocked.hpp"
-#include "kernels/cpu/tti_blocked.hpp"
-#include "kernels/cpu/vti_blocked.hpp"
 #include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/medium.hpp"
 #include "kernels/reference/anisotropic.hpp"
 #include "kernels/reference/cpml.hpp"
+
+namespace seisfd::cpu {
+struct SpongeTables;  // kernels/cpu/blocked.hpp
+}
 
 namespace seisfd::reference {
 
