@@ -26,9 +26,12 @@ namespace fs = std::filesystem;
 constexpr double kVerifyTol = 1e-5;
 constexpr int kVerifySteps = 3;
 
-bool matches(const KernelVariant& v, const std::vector<std::string>& patterns) {
+// A variant (its full name and its technique) against --variants: a pattern without '/' is
+// matched to the technique.
+bool matches(const std::string& name, const std::string& technique,
+             const std::vector<std::string>& patterns) {
   for (const auto& p : patterns) {
-    const std::string& subject = p.find('/') == std::string::npos ? v.technique : v.name;
+    const std::string& subject = p.find('/') == std::string::npos ? technique : name;
     if (fnmatch(p.c_str(), subject.c_str(), 0) == 0) return true;
   }
   return false;
@@ -190,11 +193,8 @@ int cmd_bench_cpu(const BenchArgs& a) {
     const bench::DeviceSummary dev = bench::current_cpu();
     std::vector<const cpu::CpuVariant*> sel;
     for (const auto& v : cpu::cpu_variants()) {
-      KernelVariant probe;  // matches() reads the name and the technique
-      probe.name = v.name;
-      probe.technique = v.technique_name;
       if (std::find(a.physics.begin(), a.physics.end(), to_string(v.physics)) != a.physics.end() &&
-          matches(probe, a.variants) &&
+          matches(v.name, v.technique_name, a.variants) &&
           std::find(a.orders.begin(), a.orders.end(), v.order) != a.orders.end())
         sel.push_back(&v);
     }
@@ -335,7 +335,7 @@ int cmd_bench(const BenchArgs& a) {
     std::vector<const KernelVariant*> sel;
     for (const auto& v : kernel_registry())
       if (std::find(a.physics.begin(), a.physics.end(), to_string(v.physics)) != a.physics.end() &&
-          matches(v, a.variants) &&
+          matches(v.name, v.technique, a.variants) &&
           std::find(a.orders.begin(), a.orders.end(), v.order) != a.orders.end())
         sel.push_back(&v);
     if (sel.empty()) {
