@@ -100,8 +100,11 @@ void cross_blocked(const StepSpec& s, const TtiWeights<T, R>& w, const reference
   for (int z = 0; z < l.nz; ++z)
     for (int y = 0; y < l.ny; ++y) {
       const bool edge_row = z < R || z >= l.nz - R || y < R || y >= l.ny - R;
-      for (int x = 0; x < l.nx; ++x)
-        if (edge_row || x < R || x >= l.nx - R) cross_at_checked<T, R>(w, l, f, c, z, y, x, g);
+      // A row of the inner box has its first and last R cells in the shell; an edge row all.
+      const int skip_from = edge_row ? l.nx : std::min(R, l.nx);
+      const int skip_to = edge_row ? l.nx : std::max(skip_from, l.nx - R);
+      for (int x = 0; x < skip_from; ++x) cross_at_checked<T, R>(w, l, f, c, z, y, x, g);
+      for (int x = skip_to; x < l.nx; ++x) cross_at_checked<T, R>(w, l, f, c, z, y, x, g);
     }
 }
 
