@@ -3,11 +3,13 @@
 #include <omp.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
 #include <new>
 #include <optional>
+#include <thread>
 
 #include "app/exit_codes.hpp"
 #include "io/error.hpp"
@@ -17,6 +19,7 @@
 #include "kernels/registry.hpp"
 #include "solver/backend.hpp"
 #include "solver/migrate.hpp"
+#include "solver/parallel.hpp"
 #include "solver/resources.hpp"
 #include "solver/plan.hpp"
 #include "solver/run.hpp"
@@ -79,10 +82,31 @@ Backend parse_backend(const std::string& s) {
 
 // One line per error on stderr, and an exit code per kind of failure (README's table).
 template <class F>
+int guarded_rank(F&& f);
+
+// In a launch of several ranks, an error on any rank ends every rank (MPI_Abort with the exit
+// code), never a hang: rank 0 says what happened; another rank says it too, prefixed with its
+// number, unless it is an error every rank meets alike (the config's, a stop or a non-finite
+// field: rank 0 reports those), and gives rank 0 a moment to leave its files marked incomplete.
+template <class F>
 int guarded(F&& f) {
+  const parallel::Comm world = parallel::Comm::world();
+  if (world.size() == 1) return guarded_rank(f);
+  error_prefix() = world.root() ? "" : "rank " + std::to_string(world.rank()) + ": ";
+  quiet_common_errors() = !world.root();
+  const int code = guarded_rank(f);
+  if (code == 0) return 0;
+  if (!world.root()) std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::fflush(stderr);
+  world.abort(code);
+}
+
+template <class F>
+int guarded_rank(F&& f) {
   try {
     return f();
   } catch (const ConfigError& e) {
+    if (quiet_common_errors()) return e.input_file() ? kExitFile : kExitConfig;
     const ConfigError located = g_config ? locate(e, *g_config) : e;
     print_error(located.what());
     return e.input_file() ? kExitFile : kExitConfig;
@@ -93,10 +117,11 @@ int guarded(F&& f) {
     print_error(e.what());
     return kExitResources;
   } catch (const NumericalError& e) {
-    print_error(e.what());
+    if (!quiet_common_errors()) print_error(e.what());
     return kExitNumerical;
   } catch (const Interrupted& e) {
     const int sig = g_signal.load() > 0 ? g_signal.load() : SIGINT;
+    if (quiet_common_errors()) return 128 + sig;
     if (e.checkpointed()) {
       const std::string dir = g_config ? g_config->output.directory : std::string(".");
       std::fprintf(stderr,
@@ -179,7 +204,7 @@ int cmd_run(const RunArgs& a) {
   return guarded([&] {
     const RunConfig& c = load(a);
     const RunSummary s = execute_run(c, run_options(a));
-    if (!a.quiet) {
+    if (!a.quiet && s.reports) {
       std::fprintf(stderr,
                    "seisfd: %lld steps in %.2f s on %s (%s, %s): %.3f Gcells/s. Outputs in '%s': "
                    "gathers.h5 and/or gathers.sgy (shot gathers, per output.formats), snapshots.h5 "
@@ -226,6 +251,9 @@ int cmd_info() {
   std::printf("cpu         %d OpenMP threads\n", omp_get_max_threads());
   std::printf("segy        %s\n", io::segy_built() ? "yes (segyio: SEG-Y gathers, images, models)"
                                                    : "no (built without libsegyio)");
+  std::printf("mpi         %s\n", parallel::mpi_built()
+                                     ? "yes (mpirun -np N seisfd run|...: decomposition, shot groups)"
+                                     : "no (built without MPI: one rank)");
   const auto devs = cuda_devices();
   if (devs.empty()) std::printf("devices     no CUDA device found (runs use the cpu backend)\n");
   for (const auto& d : devs)

@@ -29,8 +29,19 @@ inline std::string shorten(const std::string& text) {
          " more characters)";
 }
 
+// In a launch of several ranks: what a rank other than 0 puts before its errors ("rank 3: "),
+// and whether it leaves the errors every rank meets alike to rank 0.
+inline std::string& error_prefix() {
+  static std::string p;
+  return p;
+}
+inline bool& quiet_common_errors() {
+  static bool q = false;
+  return q;
+}
+
 inline void print_error(const std::string& message) {
-  std::fprintf(stderr, "seisfd: error: %s\n", shorten(message).c_str());
+  std::fprintf(stderr, "seisfd: error: %s%s\n", error_prefix().c_str(), shorten(message).c_str());
 }
 
 }  // namespace seisfd::app

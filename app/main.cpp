@@ -7,8 +7,11 @@
 #include "app/commands.hpp"
 #include "app/exit_codes.hpp"
 #include "io/library.hpp"
+#include "solver/parallel.hpp"
 
 int main(int argc, char** argv) {
+  // MPI where an MPI launcher started the process (mpirun, srun); else one rank.
+  seisfd::parallel::Session mpi(&argc, &argv);
   seisfd::io::init_library();
   using seisfd::app::RunArgs;
   CLI::App app{"seisfd " SEISFD_VERSION ": 3D finite-difference seismic modelling and migration"};

@@ -29,6 +29,18 @@ void Propagation::set_recording(const SparsePoints& points, int nt) {
   io_.receivers = receivers_.get();
 }
 
+void Propagation::steps(int n_begin, int n_end) {
+  if (!exchange_) {
+    engine_.advance(*state_, n_begin, n_end, io_);
+    return;
+  }
+  const int fields = traits(engine_.physics()).fields;
+  for (int n = n_begin; n < n_end; ++n) {
+    engine_.advance(*state_, n, n + 1, io_);
+    exchange_->exchange(*state_, fields);
+  }
+}
+
 void Propagation::reset() {
   state_->zero();
   if (receivers_) receivers_->clear();
@@ -49,8 +61,9 @@ std::vector<double> Propagation::recorded() const {
 }
 
 std::vector<double> apply_forward(Engine& e, const SparsePoints& src, const std::vector<double>& s,
-                                  const SparsePoints& rec, int nt) {
+                                  const SparsePoints& rec, int nt, HaloExchange* x) {
   Propagation p(e, Direction::kForward);
+  p.set_exchange(x);
   p.set_injection(src, s, nt);
   p.set_recording(rec, nt);
   p.steps(0, nt - 1);
@@ -58,7 +71,7 @@ std::vector<double> apply_forward(Engine& e, const SparsePoints& src, const std:
 }
 
 std::vector<double> apply_adjoint(Engine& e, const SparsePoints& rec, const std::vector<double>& d,
-                                  const SparsePoints& src, int nt) {
+                                  const SparsePoints& src, int nt, HaloExchange* x) {
   // With eta = C mu, C = (v dt)^2 / (1 + g), adjoint step j makes eta^(nt-1-j) from the data
   // sample d^(nt-1-j), and its recording at sample j+1 is the adjoint source sample nt-2-j:
   // both are time reversals. Engines step their transposed update (Direction::kAdjoint): the
@@ -66,6 +79,7 @@ std::vector<double> apply_adjoint(Engine& e, const SparsePoints& rec, const std:
   // coupling weights sit on one side of the stencils.
   check_direction(e.spec(), Direction::kAdjoint);
   Propagation p(e, Direction::kAdjoint);
+  p.set_exchange(x);
   p.set_injection(rec, reverse_time(d, rec.count(), nt), nt);
   p.set_recording(src, nt);
   p.steps(0, nt - 1);

@@ -10,6 +10,15 @@
 
 namespace seisfd {
 
+// Fills the halo of a state from the ranks beside it (a decomposed run, docs/parallel.md): the
+// current level of every field, after each step. The solver implements it; a propagation that
+// has one steps one at a time and exchanges between steps.
+class HaloExchange {
+ public:
+  virtual ~HaloExchange() = default;
+  virtual void exchange(WaveState& s, int fields) = 0;
+};
+
 class Propagation {
  public:
   explicit Propagation(Engine& engine, Direction direction = Direction::kForward);
@@ -32,8 +41,11 @@ class Propagation {
   // What the steps inject and record (for Engine::advance_imaging).
   const StepIo& io() const { return io_; }
 
-  // Steps [n_begin, n_end) (Engine::advance).
-  void steps(int n_begin, int n_end) { engine_.advance(*state_, n_begin, n_end, io_); }
+  // Steps [n_begin, n_end) (Engine::advance), one at a time with the halo exchanged after each
+  // where an exchange is set.
+  void steps(int n_begin, int n_end);
+  void set_exchange(HaloExchange* x) { exchange_ = x; }
+  HaloExchange* exchange() const { return exchange_; }
   // The state back to zero (step 0) and the recorded traces cleared: ready for the next run.
   void reset();
 
@@ -53,18 +65,21 @@ class Propagation {
   std::unique_ptr<Sources> sources_;
   std::unique_ptr<Receivers> receivers_;
   StepIo io_;
+  HaloExchange* exchange_ = nullptr;
 };
 
 // The linear modelling operator F (source traces -> receiver traces) and its exact discrete
 // adjoint F* (receiver traces -> source traces), each on a fresh state of `engine`
 // (docs/physics.md §7). The adjoint steps the transposed update over the time-reversed data,
 // injected at the receivers, and records at the sources with the source weights; the result
-// is reversed back. traces: [npoints][nt].
+// is reversed back. traces: [npoints][nt]. With an exchange, the engine computes one rank's part
+// and the traces are that rank's points'.
 std::vector<double> apply_forward(Engine& engine, const SparsePoints& sources,
                                   const std::vector<double>& source_traces,
-                                  const SparsePoints& receivers, int nt);
+                                  const SparsePoints& receivers, int nt,
+                                  HaloExchange* exchange = nullptr);
 std::vector<double> apply_adjoint(Engine& engine, const SparsePoints& receivers,
                                   const std::vector<double>& data, const SparsePoints& sources,
-                                  int nt);
+                                  int nt, HaloExchange* exchange = nullptr);
 
 }  // namespace seisfd

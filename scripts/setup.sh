@@ -8,6 +8,8 @@ pkgs=(build-essential cmake ninja-build pkg-config libhdf5-dev libcli11-dev libt
 pkgs+=(python3 python3-h5py python3-numpy python3-matplotlib python3-pytest python3-segyio)
 # SEG-Y (optional at build, CMake SEISFD_SEGY; its tests read it back with python3-segyio).
 pkgs+=(libsegyio-dev)
+# MPI: launches of several ranks (optional at build, CMake SEISFD_MPI; the MPI tests run mpirun).
+pkgs+=(libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -24,20 +24,25 @@ Backend resolve_backend(const RunConfig& c, Backend requested) {
   return b;
 }
 
-EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs) {
+EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs,
+                         const RankDomain* domain) {
   const RunConfig& c = plan.config;
   const Backend b = resolve_backend(c, requested);
   const auto devices = cuda_devices();
   EngineChoice out;
   out.backend = b;
-  const Medium medium = layout_medium(plan);
+  Medium medium = layout_medium(plan);
+  const StepSpec& spec = domain ? domain->spec : plan.spec;
+  if (domain) medium = restrict_medium(medium, plan.spec.layout, domain->sub, spec.layout);
   if (b == Backend::kCuda) {
-    out.device = devices[0].name;
+    const int device = domain ? domain->device % static_cast<int>(devices.size()) : 0;
+    out.device = devices[device].name;
     CudaEngineOptions o;
+    o.device = device;
     o.variant = c.kernel.variant;
     o.compressible = c.kernel.compressible;
     o.graphs = graphs;
-    out.engine = make_cuda_engine(plan.spec, medium, plan.dt, o);
+    out.engine = make_cuda_engine(spec, medium, plan.dt, o);
   } else {
     out.device = "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
     try {
@@ -46,7 +51,7 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs) {
       throw ConfigError("kernel.variant", e.what(), c.source_path);
     }
     out.engine = reference::make_cpu_engine(
-        plan.spec, medium, plan.dt, c.kernel.precision == Precision::kFp64, c.kernel.variant);
+        spec, medium, plan.dt, c.kernel.precision == Precision::kFp64, c.kernel.variant);
   }
   return out;
 }

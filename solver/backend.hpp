@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kernels/engine.hpp"
+#include "solver/decomposition.hpp"
 #include "solver/plan.hpp"
 
 namespace seisfd {
@@ -21,7 +22,9 @@ Backend resolve_backend(const RunConfig& c, Backend requested);
 
 // `requested` overrides plan.config.kernel.backend when set to other than kAuto. `graphs`:
 // CUDA chunks of steps as captured graphs. Throws ConfigError for a backend that cannot run the
-// plan (fp64 on the GPU, cuda without a device), or the backend's errors.
-EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs = true);
+// plan (fp64 on the GPU, cuda without a device), or the backend's errors. With a domain, the
+// engine computes that rank's part of the grid on its device.
+EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs = true,
+                         const RankDomain* domain = nullptr);
 
 }  // namespace seisfd

@@ -278,6 +278,10 @@ const char* to_string(Backend t) {
 const char* to_string(Precision t) {
   return t == Precision::kFp32 ? "fp32" : "fp64";
 }
+
+const char* to_string(Exchange t) {
+  return t == Exchange::kAuto ? "auto" : t == Exchange::kMpi ? "mpi" : "host";
+}
 const char* to_string(OutputFormat t) {
   return t == OutputFormat::kHdf5 ? "hdf5" : "segy";
 }
@@ -396,6 +400,14 @@ std::string config_to_toml(const RunConfig& c) {
     o << "\n[run]\ncheckpoint_interval = " << c.run.checkpoint_steps << "\n";
   else if (c.run.checkpoint_seconds > 0)
     o << "\n[run]\ncheckpoint_interval = \"" << toml_float(c.run.checkpoint_seconds) << " s\"\n";
+  const ParallelConfig& par = c.parallel;
+  o << "\n[parallel]\ndecomposition = ";
+  if (par.auto_decomposition())
+    o << "\"auto\"";
+  else
+    o << "[" << par.decomposition[0] << ", " << par.decomposition[1] << ", "
+      << par.decomposition[2] << "]";
+  o << "\nshot_groups = " << par.shot_groups << "\nexchange = " << name(par.exchange) << "\n";
   if (c.migration.present) write_migration(o, c.migration);
   if (c.born.present) write_born(o, c.born);
   return o.str();
@@ -502,6 +514,11 @@ std::string config_to_json(const RunConfig& c) {
                  {"diagnostics_interval", c.kernel.diagnostics_interval}};
   j["run"] = {{"checkpoint_steps", c.run.checkpoint_steps},
               {"checkpoint_seconds", c.run.checkpoint_seconds}};
+  j["parallel"] = {{"decomposition", c.parallel.auto_decomposition()
+                                         ? Json("auto")
+                                         : Json(c.parallel.decomposition)},
+                   {"shot_groups", c.parallel.shot_groups},
+                   {"exchange", to_string(c.parallel.exchange)}};
   j["migration"] = nullptr;
   if (const MigrationConfig& m = c.migration; m.present) {
     Json conditions = Json::array();

@@ -238,6 +238,18 @@ struct RunSection {
   double checkpoint_seconds = 0;  // 0: none by wall-clock time
 };
 
+// [parallel]: how the ranks of an MPI launch share the work (docs/parallel.md). Ignored by a
+// run of one rank. Not part of the config digest: the results do not depend on it.
+enum class Exchange { kAuto, kMpi, kHost };
+struct ParallelConfig {
+  // Ranks per axis (z, y, x) of one shot group's decomposition; {0, 0, 0}: "auto", the split
+  // that moves the fewest halo bytes.
+  std::array<int, 3> decomposition{0, 0, 0};
+  int shot_groups = 1;  // groups of size / shot_groups ranks, each running whole shots
+  Exchange exchange = Exchange::kAuto;
+  bool auto_decomposition() const { return decomposition[0] == 0; }
+};
+
 struct RunConfig {
   std::string source_path;  // the config file ("" when built in code)
   // Where each key and table was given: its line in source_path, or -1 for a --set override.
@@ -254,6 +266,7 @@ struct RunConfig {
   OutputConfig output;
   KernelConfig kernel;
   RunSection run;
+  ParallelConfig parallel;
   MigrationConfig migration;
   BornConfig born;
 };
@@ -288,6 +301,7 @@ const char* to_string(BackgroundType);
 const char* to_string(BoundaryType);
 const char* to_string(Backend);
 const char* to_string(Precision);
+const char* to_string(Exchange);
 const char* to_string(OutputFormat);
 
 }  // namespace seisfd

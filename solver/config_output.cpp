@@ -189,6 +189,25 @@ RunSection read_run(const Section& s) {
   return r;
 }
 
+ParallelConfig read_parallel(const Section& s) {
+  s.check_known({"decomposition", "shot_groups", "exchange"});
+  ParallelConfig p;
+  if (const toml::node* n = s.find("decomposition")) {
+    if (n->is_string()) {
+      if (*s.get_string("decomposition") != "auto")
+        s.fail("decomposition", "expected \"auto\" or [pz, py, px], got " + describe(*n));
+    } else {
+      const auto d = s.get_ints("decomposition", 3, 1);
+      if (!d) s.fail("decomposition", "expected \"auto\" or [pz, py, px]");
+      for (int a = 0; a < 3; ++a) p.decomposition[a] = (*d)[a];
+    }
+  }
+  p.shot_groups = s.get_int("shot_groups", 1).value_or(p.shot_groups);
+  p.exchange =
+      s.get_enum("exchange", {Exchange::kAuto, Exchange::kMpi, Exchange::kHost}).value_or(p.exchange);
+  return p;
+}
+
 KernelConfig read_kernel(const Section& s) {
   s.check_known({"backend", "variant", "precision", "diagnostics_interval", "compressible"});
   KernelConfig k;

@@ -106,6 +106,7 @@ BoundaryConfig read_boundary(const Section& s);
 OutputConfig read_output(const Section& s, bool have_receivers);
 KernelConfig read_kernel(const Section& s);
 RunSection read_run(const Section& s);
+ParallelConfig read_parallel(const Section& s);
 // config_rtm.cpp: [shots], [migration], [born] (docs/migration.md §1-§3).
 ShotsConfig read_shots(const Section& s, bool have_receivers);
 MigrationConfig read_migration(const Section& s);

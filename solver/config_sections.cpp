@@ -244,7 +244,7 @@ SourceConfig read_source(const Section& s) {
 RunConfig read_config(const Context& ctx, const toml::table& root) {
   const Section top(ctx, root, "");
   top.check_known({"grid", "model", "physics", "time", "source", "shots", "receivers", "boundary",
-                   "output", "kernel", "run", "migration", "born"},
+                   "output", "kernel", "run", "parallel", "migration", "born"},
                   "section");
   const auto required = [&](const char* name) {
     auto s = top.get_table(name);
@@ -293,6 +293,7 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   c.output = read_output(optional("output"), receivers.has_value());
   c.kernel = read_kernel(optional("kernel"));
   c.run = read_run(optional("run"));
+  c.parallel = read_parallel(optional("parallel"));
   if (const auto migration = top.get_table("migration")) c.migration = read_migration(*migration);
   if (const auto born = top.get_table("born")) c.born = read_born(*born, c.migration);
   return c;

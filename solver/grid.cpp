@@ -56,7 +56,9 @@ Subdomain Subdomain::whole(const StepSpec& spec) {
     d.lo[a] = spec.begin[a];
     d.hi[a] = spec.end[a];
     d.local_lo[a] = spec.begin[a];
+    d.layout_lo[a] = 0;
   }
+  d.layout_hi = {spec.layout.nz, spec.layout.ny, spec.layout.nx};
   return d;
 }
 

@@ -9,14 +9,16 @@
 
 namespace seisfd {
 
-// The part of the computational grid one rank updates (docs/physics.md §9): its box of global
-// computational indices, where that box starts in the rank's own layout, and the rank across
-// each face (-1: the grid's own edge, where the boundary conditions apply). A single-rank run
-// is the whole updated region in the whole layout, without neighbours.
+// The part of the computational grid one rank updates (docs/parallel.md): its box of global
+// computational indices, the global box its own layout spans (the updated box plus the halo its
+// neighbours fill; to the grid's edge where it has no neighbour), and the rank across each face
+// (-1: the grid's own edge, where the boundary conditions apply). A single-rank run is the
+// whole updated region in the whole layout, without neighbours.
 struct Subdomain {
   int rank = 0, ranks = 1;
   std::array<int, 3> lo{0, 0, 0}, hi{0, 0, 0};           // updated cells [lo, hi), global (z, y, x)
   std::array<int, 3> local_lo{0, 0, 0};                  // the local index of global lo
+  std::array<int, 3> layout_lo{0, 0, 0}, layout_hi{0, 0, 0};  // the local layout, global
   std::array<int, 6> neighbour{-1, -1, -1, -1, -1, -1};  // z-, z+, y-, y+, x-, x+
 
   // The whole updated region of `spec`, local indices equal to global ones.
@@ -29,6 +31,10 @@ struct Subdomain {
   std::array<int, 3> to_local(int z, int y, int x) const {
     return {z - lo[0] + local_lo[0], y - lo[1] + local_lo[1], x - lo[2] + local_lo[2]};
   }
+  // The cells of the global layout this rank answers for in outputs: its updated box, widened
+  // to the layout's edge where it has no neighbour (these boxes tile the whole layout).
+  int out_lo(int axis) const { return neighbour[2 * axis] < 0 ? layout_lo[axis] : lo[axis]; }
+  int out_hi(int axis) const { return neighbour[2 * axis + 1] < 0 ? layout_hi[axis] : hi[axis]; }
 };
 
 class SimGrid {

@@ -21,8 +21,10 @@ struct ShotResult {
 
 class Modeling {
  public:
-  // `requested` and `graphs` as make_engine takes them.
-  Modeling(const RunPlan& plan, Backend requested, bool graphs = true);
+  // `requested`, `graphs` and `domain` as make_engine takes them. With a domain the engine
+  // computes one rank's part and `exchange` fills its halo (both outlive the modelling).
+  Modeling(const RunPlan& plan, Backend requested, bool graphs = true,
+           const RankDomain* domain = nullptr, HaloExchange* exchange = nullptr);
 
   Engine& engine() const { return *choice_.engine; }
   Backend backend() const { return choice_.backend; }
@@ -38,14 +40,20 @@ class Modeling {
   const Propagation& propagation() const { return *forward_; }
 
   // The exact adjoint of the shot's forward modelling (docs/physics.md §7): receiver data
-  // [receivers][nt] to the source trace [1][nt].
+  // [receivers][nt] to the source trace [1][nt] (a decomposed run: this rank's rows of each).
   std::vector<double> adjoint(const Shot& shot, const std::vector<double>& data);
 
+  // The shot's points in the engine's layout (a decomposed run: the rank's own, SparsePoints::id
+  // naming each one's row in the shot).
   SparsePoints source_points(const Shot& shot) const;
   SparsePoints receiver_points(const Shot& shot) const;
+  const RankDomain* domain() const { return domain_; }
+  HaloExchange* exchange() const { return exchange_; }
 
  private:
   const RunPlan& plan_;
+  const RankDomain* domain_;
+  HaloExchange* exchange_;
   EngineChoice choice_;
   std::unique_ptr<Propagation> forward_;
 };

@@ -129,6 +129,7 @@ std::string config_digest(const RunConfig& config) {
   j.erase("output");
   j.erase("kernel");
   j.erase("run");
+  j.erase("parallel");
   j.erase("source_path");
   const std::string text = j.dump();
   uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bits

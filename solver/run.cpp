@@ -22,6 +22,7 @@
 #include "solver/plan.hpp"
 #include "solver/progress.hpp"
 #include "solver/report.hpp"
+#include "solver/run_ranks.hpp"
 #include "solver/survey.hpp"
 #include "solver/time_loop.hpp"
 
@@ -95,6 +96,8 @@ void check_checkpoint(const io::Checkpoint& c, const RunPlan& plan, const Shot& 
 }  // namespace
 
 RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
+  if (const parallel::Comm world = parallel::Comm::world(); world.size() > 1)
+    return execute_run_ranks(config, opt, world);
   PhaseClock clock;
   const RunPlan plan = make_plan(config);
   for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());

@@ -27,6 +27,7 @@ struct RunSummary {
   int64_t steps = 0;  // over all shots
   double seconds = 0, gcells_per_s = 0;
   std::string directory;
+  bool reports = true;  // this rank prints the summary (rank 0 of a launch of several)
 };
 
 // Throws ConfigError, io::IoError, NumericalError, Interrupted (files then stay *.partial with

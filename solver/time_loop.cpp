@@ -23,7 +23,8 @@ LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
   // Diagnostics arrive asynchronously, a few chunks after they were queued; a non-finite
   // value stops the run naming the step whose field had it.
   auto check = [&](const std::vector<TaggedDiagnostics>& ready) {
-    for (const TaggedDiagnostics& t : ready) {
+    for (TaggedDiagnostics t : ready) {
+      if (opt.combine) t.d = opt.combine(t.d);
       r.last = t.d;
       ++r.diagnostics_runs;
       if (t.d.nonfinite == 0) continue;
@@ -52,7 +53,9 @@ LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
     last_checkpoint = std::chrono::steady_clock::now();
   };
   while (done < total) {
-    if (opt.stop && opt.stop->load(std::memory_order_relaxed)) {
+    bool stop = opt.stop && opt.stop->load(std::memory_order_relaxed);
+    if (opt.agree) stop = opt.agree(stop);
+    if (stop) {
       const bool save = checkpoints && opt.checkpoint_on_stop && opt.checkpoint_on_stop->load();
       if (save) checkpoint();
       throw Interrupted(done, save);

@@ -578,7 +578,7 @@ TEST_F(ConfigRtm, RoundTripThroughToml) {
     const std::string toml = config_to_toml(a);
     SCOPED_TRACE(toml);
     if (a.shots.present) {
-      EXPECT_FALSE(has(toml, "position =")) << "[source] has no position with [shots]";
+      EXPECT_FALSE(has(toml, "\nposition =")) << "[source] has no position with [shots]";
       EXPECT_TRUE(has(toml, "\n[shots]\n"));
     }
     const RunConfig b = parse_config(toml, "/nonexistent/elsewhere/resolved.toml");

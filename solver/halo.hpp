@@ -1,0 +1,39 @@
+// The halo exchange of a decomposed run (docs/parallel.md): after each step, the current level
+// of every field across each face a rank shares with a neighbour, `halo` cells deep, axis after
+// axis (z, then y over the z halo, then x over both), so that the edges and corners the TTI
+// cross terms read arrive too. Through MPI point to point, staged in host memory through the
+// state's box reads and writes (the engine packs and unpacks; a GPU state goes through pinned
+// host buffers).
+#pragma once
+#include <vector>
+
+#include "kernels/propagation.hpp"
+#include "solver/decomposition.hpp"
+#include "solver/parallel.hpp"
+
+namespace seisfd {
+
+class MpiHaloExchange : public HaloExchange {
+ public:
+  // `comm`: the shot group's ranks, numbered as the decomposition numbers them; `local`: the
+  // rank's own step description (local_spec).
+  MpiHaloExchange(parallel::Comm comm, const Subdomain& sub, const StepSpec& local, int halo);
+  void exchange(WaveState& s, int fields) override;
+
+  // Seconds spent in exchanges so far, and bytes sent.
+  double seconds() const { return seconds_; }
+  long long bytes_sent() const { return bytes_; }
+
+ private:
+  template <class T>
+  void exchange_as(WaveState& s, int fields);
+
+  parallel::Comm comm_;
+  Subdomain sub_;
+  // Per axis and side (lo, hi): the owned cells sent, the halo cells received.
+  std::vector<Box> send_[3][2], recv_[3][2];
+  double seconds_ = 0;
+  long long bytes_ = 0;
+};
+
+}  // namespace seisfd

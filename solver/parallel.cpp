@@ -1,0 +1,320 @@
+#include "solver/parallel.hpp"
+
+#include <cstdlib>
+#include <stdexcept>
+
+#if SEISFD_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace seisfd::parallel {
+namespace {
+
+bool g_started = false;
+
+}  // namespace
+
+bool mpi_built() {
+  return SEISFD_HAVE_MPI != 0;
+}
+
+bool launched_by_mpi() {
+  // OpenMPI's mpirun, PMI-1/2 and PMIx launchers (srun, MPICH's hydra).
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(v)) return true;
+  return false;
+}
+
+#if SEISFD_HAVE_MPI
+
+struct Comm::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<std::vector<double>> posted;
+  std::vector<MPI_Request> requests;
+  MPI_Win window = MPI_WIN_NULL;
+  long long* counter = nullptr;
+  bool owned = false;
+  ~Impl() {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized) return;
+    if (window != MPI_WIN_NULL) MPI_Win_free(&window);
+    if (owned && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+};
+
+namespace {
+
+void check(int code, const char* what) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  throw std::runtime_error(std::string(what) + ": " + std::string(text, len));
+}
+
+}  // namespace
+
+Session::Session(int* argc, char*** argv) {
+  if (!launched_by_mpi()) return;
+  int provided = 0;
+  check(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  // Errors come back as codes, turned into exceptions that end the launch with a message.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  g_started = true;
+}
+
+Session::~Session() {
+  if (g_started) MPI_Finalize();
+}
+
+Comm::Comm() = default;
+Comm::~Comm() = default;
+Comm::Comm(const Comm&) = default;
+Comm& Comm::operator=(const Comm&) = default;
+
+Comm Comm::world() {
+  Comm c;
+  if (!g_started) return c;
+  c.impl_ = std::make_shared<Impl>();
+  c.impl_->comm = MPI_COMM_WORLD;
+  MPI_Comm_rank(MPI_COMM_WORLD, &c.rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &c.size_);
+  return c;
+}
+
+Comm Comm::split(int colour, int key) const {
+  if (!impl_) return Comm();
+  Comm c;
+  c.impl_ = std::make_shared<Impl>();
+  check(MPI_Comm_split(impl_->comm, colour, key, &c.impl_->comm), "MPI_Comm_split");
+  c.impl_->owned = true;
+  MPI_Comm_rank(c.impl_->comm, &c.rank_);
+  MPI_Comm_size(c.impl_->comm, &c.size_);
+  return c;
+}
+
+Comm Comm::node() const {
+  if (!impl_) return Comm();
+  Comm c;
+  c.impl_ = std::make_shared<Impl>();
+  check(MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL,
+                            &c.impl_->comm),
+        "MPI_Comm_split_type");
+  c.impl_->owned = true;
+  MPI_Comm_rank(c.impl_->comm, &c.rank_);
+  MPI_Comm_size(c.impl_->comm, &c.size_);
+  return c;
+}
+
+void Comm::barrier() const {
+  if (impl_) check(MPI_Barrier(impl_->comm), "MPI_Barrier");
+}
+
+double Comm::sum(double v) const {
+  if (impl_) check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, impl_->comm), "MPI_Allreduce");
+  return v;
+}
+double Comm::max(double v) const {
+  if (impl_) check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, impl_->comm), "MPI_Allreduce");
+  return v;
+}
+long long Comm::sum(long long v) const {
+  if (impl_)
+    check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_SUM, impl_->comm), "MPI_Allreduce");
+  return v;
+}
+long long Comm::min(long long v) const {
+  if (impl_)
+    check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_MIN, impl_->comm), "MPI_Allreduce");
+  return v;
+}
+bool Comm::any(bool v) const {
+  int x = v ? 1 : 0;
+  if (impl_) check(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_MAX, impl_->comm), "MPI_Allreduce");
+  return x != 0;
+}
+
+void Comm::sum_to(std::vector<double>& v, int root) const {
+  if (!impl_) return;
+  const int n = static_cast<int>(v.size());
+  if (rank_ == root)
+    check(MPI_Reduce(MPI_IN_PLACE, v.data(), n, MPI_DOUBLE, MPI_SUM, root, impl_->comm), "MPI_Reduce");
+  else
+    check(MPI_Reduce(v.data(), nullptr, n, MPI_DOUBLE, MPI_SUM, root, impl_->comm), "MPI_Reduce");
+}
+
+void Comm::broadcast(std::vector<double>& v, int root) const {
+  if (!impl_) return;
+  int n = static_cast<int>(v.size());
+  check(MPI_Bcast(&n, 1, MPI_INT, root, impl_->comm), "MPI_Bcast");
+  v.resize(n);
+  check(MPI_Bcast(v.data(), n, MPI_DOUBLE, root, impl_->comm), "MPI_Bcast");
+}
+
+void Comm::broadcast(int& v, int root) const {
+  if (impl_) check(MPI_Bcast(&v, 1, MPI_INT, root, impl_->comm), "MPI_Bcast");
+}
+
+std::vector<float> Comm::gather(const std::vector<float>& piece, int root) const {
+  if (!impl_) return piece;
+  int n = static_cast<int>(piece.size());
+  std::vector<int> counts(rank_ == root ? size_ : 0), offsets;
+  check(MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, root, impl_->comm), "MPI_Gather");
+  std::vector<float> all;
+  if (rank_ == root) {
+    offsets.resize(size_);
+    long long total = 0;
+    for (int r = 0; r < size_; ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += counts[r];
+    }
+    all.resize(total);
+  }
+  check(MPI_Gatherv(piece.data(), n, MPI_FLOAT, all.data(), counts.data(), offsets.data(),
+                    MPI_FLOAT, root, impl_->comm),
+        "MPI_Gatherv");
+  return all;
+}
+
+void Comm::sendrecv(const void* send, size_t send_bytes, int to, void* recv, size_t recv_bytes,
+                    int from, int tag) const {
+  if (!impl_) return;
+  check(MPI_Sendrecv(send, static_cast<int>(send_bytes), MPI_BYTE, to < 0 ? MPI_PROC_NULL : to,
+                     tag, recv, static_cast<int>(recv_bytes), MPI_BYTE,
+                     from < 0 ? MPI_PROC_NULL : from, tag, impl_->comm, MPI_STATUS_IGNORE),
+        "MPI_Sendrecv");
+}
+
+void Comm::send(const void* data, size_t bytes, int to, int tag) const {
+  if (impl_)
+    check(MPI_Send(data, static_cast<int>(bytes), MPI_BYTE, to, tag, impl_->comm), "MPI_Send");
+}
+
+void Comm::recv(void* data, size_t bytes, int from, int tag) const {
+  if (impl_)
+    check(MPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, from, tag, impl_->comm,
+                   MPI_STATUS_IGNORE),
+          "MPI_Recv");
+}
+
+void Comm::post(std::vector<double> data, int to, int tag) {
+  if (!impl_) return;
+  impl_->posted.push_back(std::move(data));
+  const std::vector<double>& d = impl_->posted.back();
+  MPI_Request r;
+  check(MPI_Isend(d.data(), static_cast<int>(d.size()), MPI_DOUBLE, to, tag, impl_->comm, &r),
+        "MPI_Isend");
+  impl_->requests.push_back(r);
+}
+
+void Comm::finish_posts() {
+  if (!impl_ || impl_->requests.empty()) return;
+  check(MPI_Waitall(static_cast<int>(impl_->requests.size()), impl_->requests.data(),
+                    MPI_STATUSES_IGNORE),
+        "MPI_Waitall");
+  impl_->requests.clear();
+  impl_->posted.clear();
+}
+
+namespace {
+
+std::vector<double> receive_probed(MPI_Comm comm, const MPI_Status& st) {
+  int n = 0;
+  MPI_Get_count(&st, MPI_DOUBLE, &n);
+  std::vector<double> out(n);
+  check(MPI_Recv(out.data(), n, MPI_DOUBLE, st.MPI_SOURCE, st.MPI_TAG, comm, MPI_STATUS_IGNORE),
+        "MPI_Recv");
+  return out;
+}
+
+}  // namespace
+
+bool Comm::poll(int tag, std::vector<double>& out) const {
+  if (!impl_) return false;
+  int flag = 0;
+  MPI_Status st;
+  check(MPI_Iprobe(MPI_ANY_SOURCE, tag, impl_->comm, &flag, &st), "MPI_Iprobe");
+  if (!flag) return false;
+  out = receive_probed(impl_->comm, st);
+  return true;
+}
+
+std::vector<double> Comm::receive(int tag) const {
+  if (!impl_) throw std::logic_error("Comm::receive on a world of one rank");
+  MPI_Status st;
+  check(MPI_Probe(MPI_ANY_SOURCE, tag, impl_->comm, &st), "MPI_Probe");
+  return receive_probed(impl_->comm, st);
+}
+
+void Comm::make_counter() {
+  if (!impl_) return;
+  const MPI_Aint bytes = rank_ == 0 ? sizeof(long long) : 0;
+  check(MPI_Win_allocate(bytes, sizeof(long long), MPI_INFO_NULL, impl_->comm, &impl_->counter,
+                         &impl_->window),
+        "MPI_Win_allocate");
+  if (rank_ == 0) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, impl_->window);
+    *impl_->counter = 0;
+    MPI_Win_unlock(0, impl_->window);
+  }
+  barrier();
+}
+
+long long Comm::fetch_add() const {
+  if (!impl_) return 0;
+  const long long one = 1;
+  long long before = 0;
+  check(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, impl_->window), "MPI_Win_lock");
+  check(MPI_Fetch_and_op(&one, &before, MPI_LONG_LONG, 0, 0, MPI_SUM, impl_->window),
+        "MPI_Fetch_and_op");
+  check(MPI_Win_unlock(0, impl_->window), "MPI_Win_unlock");
+  return before;
+}
+
+void Comm::abort(int code) const {
+  if (g_started) MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);
+}
+
+#else  // a build without MPI: one rank
+
+struct Comm::Impl {
+  long long counter = 0;
+};
+
+Session::Session(int*, char***) {}
+Session::~Session() = default;
+Comm::Comm() = default;
+Comm::~Comm() = default;
+Comm::Comm(const Comm&) = default;
+Comm& Comm::operator=(const Comm&) = default;
+Comm Comm::world() { return Comm(); }
+Comm Comm::split(int, int) const { return Comm(); }
+Comm Comm::node() const { return Comm(); }
+void Comm::barrier() const {}
+double Comm::sum(double v) const { return v; }
+double Comm::max(double v) const { return v; }
+long long Comm::sum(long long v) const { return v; }
+long long Comm::min(long long v) const { return v; }
+bool Comm::any(bool v) const { return v; }
+void Comm::sum_to(std::vector<double>&, int) const {}
+void Comm::broadcast(std::vector<double>&, int) const {}
+void Comm::broadcast(int&, int) const {}
+std::vector<float> Comm::gather(const std::vector<float>& piece, int) const { return piece; }
+void Comm::sendrecv(const void*, size_t, int, void*, size_t, int, int) const {}
+void Comm::send(const void*, size_t, int, int) const {}
+void Comm::recv(void*, size_t, int, int) const {}
+void Comm::post(std::vector<double>, int, int) {}
+void Comm::finish_posts() {}
+bool Comm::poll(int, std::vector<double>&) const { return false; }
+std::vector<double> Comm::receive(int) const {
+  throw std::logic_error("Comm::receive on a world of one rank");
+}
+void Comm::make_counter() { impl_ = std::make_shared<Impl>(); }
+long long Comm::fetch_add() const { return impl_ ? impl_->counter++ : 0; }
+void Comm::abort(int code) const { std::exit(code); }
+
+#endif
+
+}  // namespace seisfd::parallel

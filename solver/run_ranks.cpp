@@ -1,0 +1,297 @@
+// `seisfd run` over the ranks of an MPI launch (docs/parallel.md): shot groups of
+// size / parallel.shot_groups ranks, each decomposing the grid among its ranks and running
+// whole shots; shot 0 on group 0, the others handed out one at a time to the group that asks
+// first. Rank 0 of the launch writes every file, the same files a run of one rank writes.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "io/files.hpp"
+#include "io/gathers.hpp"
+#include "io/snapshots.hpp"
+#include "kernels/cuda_backend.hpp"
+#include "solver/halo.hpp"
+#include "solver/modeling.hpp"
+#include "solver/parallel.hpp"
+#include "solver/plan.hpp"
+#include "solver/progress.hpp"
+#include "solver/ranks.hpp"
+#include "solver/report.hpp"
+#include "solver/run.hpp"
+#include "solver/run_ranks.hpp"
+
+namespace seisfd {
+namespace {
+
+constexpr int kShotTag = 7001;
+
+// A finished shot as a group's rank 0 sends it to the writer: index, steps, seconds, sum_sq,
+// max_abs, then the traces.
+struct ShotMessage {
+  int index = 0;
+  LoopResult loop;
+  std::vector<double> traces;
+
+  std::vector<double> pack() const {
+    std::vector<double> m{double(index), double(loop.steps), loop.seconds, loop.last.sum_sq,
+                          loop.last.max_abs};
+    m.insert(m.end(), traces.begin(), traces.end());
+    return m;
+  }
+  static ShotMessage unpack(const std::vector<double>& m) {
+    ShotMessage s;
+    s.index = static_cast<int>(m[0]);
+    s.loop.steps = static_cast<int>(m[1]);
+    s.loop.seconds = m[2];
+    s.loop.last.sum_sq = m[3];
+    s.loop.last.max_abs = m[4];
+    s.traces.assign(m.begin() + 5, m.end());
+    return s;
+  }
+};
+
+}  // namespace
+
+RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world) {
+  const RunConfig& c = plan.config;
+  const int groups = c.parallel.shot_groups;
+  if (world.size() % groups != 0)
+    throw ConfigError("parallel.shot_groups",
+                      std::to_string(groups) + " groups do not divide the " +
+                          std::to_string(world.size()) + " ranks of the launch",
+                      c.source_path);
+  RankLayout r;
+  r.group_size = world.size() / groups;
+  r.group_index = world.rank() / r.group_size;
+  const int halo = halo_width(c.physics.equation, plan.spec.radius);
+  Decomposition dec = decompose(plan.spec, r.group_size, c.parallel.decomposition, halo,
+                                c.source_path);
+  parallel::Comm group = world.split(r.group_index, world.rank());
+  r.domain.sub = dec.subdomain(group.rank(), plan.spec);
+  r.domain.spec = local_spec(plan.spec, r.domain.sub);
+  r.domain.halo = halo;
+  const parallel::Comm node = world.node();
+  r.domain.device = node.rank();
+  r.ranks_on_node = node.size();
+  r.group = std::make_unique<ShotGroup>(group, std::move(dec), plan.spec, r.domain);
+  return r;
+}
+
+RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
+                             parallel::Comm world) {
+  PhaseClock clock;
+  const RunPlan plan = make_plan(config);
+  const bool writer = world.root();
+  if (writer)
+    for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  if (opt.resume)
+    throw ConfigError("--resume", "not available yet in a launch of several ranks",
+                      config.source_path);
+  if (config.run.checkpoint_steps > 0 || config.run.checkpoint_seconds > 0)
+    throw ConfigError("run.checkpoint_interval",
+                      "checkpoints are not available yet in a launch of several ranks",
+                      config.source_path);
+  const Survey survey = make_survey(plan);
+  RankLayout ranks = make_rank_layout(plan, world);
+  const ShotGroup& group = *ranks.group;
+  const bool leader = group.comm().root();
+
+  namespace fs = std::filesystem;
+  const std::string dir = config.output.directory;
+  const std::string gathers_path = (fs::path(dir) / "gathers.h5").string();
+  const std::string snaps_path = (fs::path(dir) / "snapshots.h5").string();
+  const bool gathers = !plan.receivers.empty() && config.output.gathers;
+  const bool h5 = config.output.has(OutputFormat::kHdf5),
+             segy = config.output.has(OutputFormat::kSegy);
+  const std::string digest = config_digest(config);
+  io::DirectoryLock lock;
+  std::unique_ptr<io::GatherWriter> gw;
+  std::unique_ptr<io::SegyGatherWriter> sgw;
+  std::unique_ptr<io::SnapshotWriter> snaps;
+  if (writer) {
+    require_disk(plan.disk_need, dir);
+    lock = io::prepare_output_directory(dir, opt.overwrite, input_files(config));
+    if (gathers && h5) gw = std::make_unique<io::GatherWriter>(gathers_path, digest);
+    if (gathers && segy) sgw = make_segy_gathers(plan, dir, "run", digest);
+    if (plan.snapshots.enabled)
+      snaps = std::make_unique<io::SnapshotWriter>(snaps_path, plan.snapshots.geometry);
+  }
+  clock.mark("plan");
+  const bool decomposed = group.comm().size() > 1;
+  std::unique_ptr<MpiHaloExchange> exchange;
+  if (decomposed)
+    exchange = std::make_unique<MpiHaloExchange>(group.comm(), ranks.domain.sub,
+                                                 ranks.domain.spec, ranks.domain.halo);
+  // A group of one rank computes the whole grid as a run of one rank does.
+  Modeling modeling(plan, opt.backend, opt.graphs, decomposed ? &ranks.domain : nullptr,
+                    exchange.get());
+  Engine& engine = modeling.engine();
+  if (writer && modeling.backend() == Backend::kCuda) {
+    const int devices = static_cast<int>(cuda_devices().size());
+    if (ranks.ranks_on_node > devices)
+      std::fprintf(stderr,
+                   "seisfd: warning: %d ranks share %d GPU(s) on this node: fine for testing, "
+                   "slower than one rank per GPU\n",
+                   ranks.ranks_on_node, devices);
+  }
+  clock.mark("engine");
+
+  LoopOptions lo;
+  lo.diagnostics_interval = config.kernel.diagnostics_interval;
+  lo.progress_every = std::max(10, std::min(100, plan.nt / 100));
+  lo.stop = opt.stop;
+  lo.describe_cell = [&](int64_t i) { return cell_text(plan.grid, i); };
+  if (decomposed) group.attach(lo);
+  const int steps_per_shot = plan.nt - 1;
+  const int nshots = static_cast<int>(survey.shots.size());
+  Progress progress(int64_t(steps_per_shot) * nshots, plan.grid.layout().cells(),
+                    opt.quiet || !writer);
+
+  // The writer keeps shots that arrive out of order until those before them are written.
+  std::map<int, ShotMessage> arrived;  // by position in the survey
+  std::map<int, int> position;         // shot index -> position
+  for (int k = 0; k < nshots; ++k) position[survey.shots[k].index] = k;
+  int written = 0, finished = 0;
+  nlohmann::json shot_reports = nlohmann::json::array();
+  RunSummary s;
+  LoopResult last;
+  const auto write_ready = [&] {
+    for (auto it = arrived.find(written); it != arrived.end(); it = arrived.find(written)) {
+      const Shot& shot = survey.shots[written];
+      const ShotMessage& m = it->second;
+      write_gathers(gw.get(), sgw.get(), plan, shot, m.traces);
+      shot_reports.push_back({{"shot", shot.index},
+                              {"source", shot.source},
+                              {"receivers", shot.receivers.size()},
+                              {"steps", m.loop.steps},
+                              {"seconds", m.loop.seconds},
+                              {"sum_sq", m.loop.last.sum_sq},
+                              {"max_abs", m.loop.last.max_abs}});
+      s.steps += m.loop.steps;
+      last = m.loop;
+      arrived.erase(it);
+      ++written;
+    }
+  };
+  const auto take = [&](ShotMessage m) {
+    arrived[position.at(m.index)] = std::move(m);
+    ++finished;
+    progress.update(int64_t(finished) * steps_per_shot);
+    write_ready();
+  };
+
+  // Shot 0 to group 0, then one shot at a time to whichever group asks first.
+  parallel::Comm counter = world;
+  if (ranks.group_size < world.size()) counter.make_counter();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<float> buf;
+  bool first = true;
+  int next_serial = 0;
+  for (;;) {
+    int k;
+    if (ranks.group_size == world.size()) {
+      k = next_serial++;
+    } else {
+      k = first && ranks.group_index == 0 ? 0 : -1;
+      if (k < 0 && leader) k = static_cast<int>(counter.fetch_add()) + 1;
+      group.comm().broadcast(k, 0);
+    }
+    first = false;
+    if (k >= nshots) break;
+    const Shot& shot = survey.shots[k];
+    // Snapshots are of shot 0, which group 0 (the writer's) runs.
+    lo.snapshot_every = plan.snapshots.enabled && k == 0 ? plan.snapshots.every : 0;
+    LoopCallbacks cb;
+    if (writer)
+      cb.on_progress = [&](int done, int) {
+        progress.update(int64_t(finished) * steps_per_shot + done);
+      };
+    if (lo.snapshot_every > 0)
+      cb.on_snapshot = [&](int field) {
+        if (decomposed)
+          group.gather_box(modeling.propagation(), plan.snapshots.lo, plan.snapshots.hi,
+                           plan.snapshots.dec, buf);
+        else
+          modeling.propagation().copy_field(plan.snapshots.lo, plan.snapshots.hi,
+                                            plan.snapshots.dec, buf);
+        if (!writer) return;
+        check_finite(buf.data(), buf.size(), "snapshot at step " + std::to_string(field));
+        snaps->append(field * plan.dt, buf.data());
+      };
+    ShotResult r = modeling.forward(shot, lo, cb);
+    ShotMessage m;
+    m.index = shot.index;
+    m.loop = r.loop;
+    if (decomposed)
+      m.traces = group.merge(r.traces, modeling.receiver_points(shot).id,
+                             static_cast<int>(shot.receivers.size()), plan.nt);
+    else
+      m.traces = std::move(r.traces);
+    if (writer) {
+      take(std::move(m));
+      std::vector<double> in;
+      while (world.poll(kShotTag, in)) take(ShotMessage::unpack(in));
+    } else if (leader) {
+      world.post(m.pack(), 0, kShotTag);
+    }
+  }
+  if (writer)
+    while (finished < nshots) take(ShotMessage::unpack(world.receive(kShotTag)));
+  world.finish_posts();
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  clock.mark("shots");
+  world.barrier();  // every rank has finished its shots before the files are closed
+  s.backend = to_string(modeling.backend());
+  s.device = modeling.device();
+  s.kernel = engine.name();
+  s.shots = nshots;
+  s.gcells_per_s =
+      s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
+  s.directory = dir;
+  s.reports = writer;
+  if (!writer) return s;
+  progress.finish();
+
+  std::vector<std::string> outputs = finish_gathers(gw.get(), gathers_path, sgw.get());
+  if (snaps) {
+    snaps->finish();
+    outputs.push_back(snaps_path);
+    outputs.push_back((fs::path(dir) / "snapshots.xmf").string());
+  }
+  if (config.output.model)
+    for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
+  nlohmann::json rep = report_base(plan, s.backend, s.device, engine);
+  rep["performance"] = {{"steps", s.steps},
+                        {"seconds", s.seconds},
+                        {"gcells_per_s", s.gcells_per_s},
+                        {"cells_definition",
+                         "computational grid incl. absorbing layers and halo; steps of every shot "
+                         "over the wall time of the whole launch"}};
+  const Decomposition& dec = group.decomposition();
+  rep["parallel"] = {{"ranks", world.size()},
+                     {"shot_groups", world.size() / ranks.group_size},
+                     {"ranks_per_group", ranks.group_size},
+                     {"decomposition", dec.dims},
+                     {"halo_cells", dec.halo},
+                     {"exchange", "mpi (host-staged)"},
+                     {"exchange_seconds_rank0", exchange ? exchange->seconds() : 0.0},
+                     {"exchange_bytes_rank0", exchange ? exchange->bytes_sent() : 0}};
+  rep["diagnostics"] = {{"sum_sq", last.last.sum_sq},
+                        {"max_abs", last.last.max_abs},
+                        {"nonfinite", last.last.nonfinite},
+                        {"interval_steps", config.kernel.diagnostics_interval}};
+  rep["shots"] = shot_reports;
+  clock.mark("output");
+  rep["wall_seconds"] = clock.json();
+  rep["warnings"] = plan.warnings;
+  rep["outputs"] = outputs;
+  io::write_text_atomic((fs::path(dir) / "report.json").string(), rep.dump(2) + "\n");
+  return s;
+}
+
+}  // namespace seisfd

@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""A decomposed run gives the files of a run of one rank.
+
+Runs `seisfd run` once on one rank and then under `mpirun -np N` for every decomposition given,
+and compares gathers.h5 and snapshots.h5: bit for bit where the arithmetic is the same (every
+cell is updated by the same operations in the same order whatever rank owns it), within 1e-6 of
+the largest value for the traces (a receiver whose interpolation weights fall on two ranks is
+summed in another order). Usage:
+
+  decomposed_equal.py SEISFD MPIRUN [--backend cpu|cuda] CASE DECOMPOSITION...
+
+each decomposition "pz,py,px" or "auto:N". With --backend cuda the ranks share the machine's
+GPUs and every value must lie within 1e-5 of one rank's (the auto-tuned variant may differ with
+the subdomain's shape); without a device the test is skipped (exit 77), or fails under
+SEISFD_REQUIRE_GPU=1.
+
+CASE picks the physics and boundaries: acoustic-sponge-fs, acoustic-cpml, acoustic-fp64,
+vti-cpml, vti-sponge-fs, tti-sponge-fs, tti-none.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+CONFIG = """
+[grid]
+nx = 33
+ny = 29
+nz = 27
+spacing = 10.0
+[model]
+type = "layered"
+interfaces = [0.0, 140.0]
+velocities = [1800.0, 2500.0]
+{aniso}
+[physics]
+equation = "{physics}"
+order = {order}
+[time]
+duration = 0.2
+[source]
+position = [{sx}, 150.0, 100.0]
+frequency = 12.0
+[receivers]
+layout = "grid"
+start = [0.0, 5.0, 35.0]
+end = [320.0, 275.0, 35.0]
+count = [9, 7]
+[boundary]
+type = "{boundary}"
+{width}free_surface = {fs}
+[kernel]
+precision = "{precision}"
+[output]
+directory = "{out}"
+[output.snapshots]
+interval = 0.05
+"""
+
+CASES = {
+    "acoustic-sponge-fs": dict(physics="acoustic", boundary="sponge", fs="true"),
+    "acoustic-cpml": dict(physics="acoustic", boundary="cpml", fs="false"),
+    "acoustic-fp64": dict(physics="acoustic", boundary="sponge", fs="true", precision="fp64"),
+    "vti-cpml": dict(physics="vti", boundary="cpml", fs="false"),
+    "vti-sponge-fs": dict(physics="vti", boundary="sponge", fs="true", order=4),
+    "tti-sponge-fs": dict(physics="tti", boundary="sponge", fs="true"),
+    "tti-none": dict(physics="tti", boundary="none", fs="false", order=4),
+}
+
+
+def config(case, out):
+    c = dict(precision="fp32", order=8, sx="160.0")
+    c.update(CASES[case])
+    aniso = ""
+    if c["physics"] in ("vti", "tti"):
+        aniso = "epsilon = [0.2, 0.1]\ndelta = [0.1, 0.05]\n"
+    if c["physics"] == "tti":
+        aniso += "theta = [30.0, 20.0]\nphi = [40.0, 10.0]\n"
+    width = "" if c["boundary"] == "none" else "width = 8\n"
+    return CONFIG.format(aniso=aniso, out=out, width=width, **c)
+
+
+def datasets(path):
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda n, o: out.__setitem__(n, o[()]) if isinstance(o, h5py.Dataset) else None)
+    return out
+
+
+def compare(ref_dir, dir_, label, tolerance):
+    failures = []
+    for name in ("gathers.h5", "snapshots.h5"):
+        a, b = datasets(os.path.join(ref_dir, name)), datasets(os.path.join(dir_, name))
+        if sorted(a) != sorted(b):
+            failures.append(f"{label}: {name} holds {sorted(b)}, one rank wrote {sorted(a)}")
+            continue
+        for k in a:
+            x, y = np.asarray(a[k]), np.asarray(b[k])
+            if x.shape != y.shape:
+                failures.append(f"{label}: {name}/{k} shape {y.shape}, one rank {x.shape}")
+                continue
+            if np.array_equal(x, y):
+                continue
+            scale = float(np.max(np.abs(x))) or 1.0
+            err = float(np.max(np.abs(x.astype(np.float64) - y))) / scale
+            if err <= tolerance or (name == "gathers.h5" and err <= 1e-6):
+                print(f"{label}: {name}/{k} within {err:.1e} of one rank")
+                continue
+            failures.append(f"{label}: {name}/{k} differs from one rank by {err:.3e} (relative)")
+    return failures
+
+
+def main():
+    args = sys.argv[1:]
+    seisfd, mpirun = args[0], args[1]
+    backend = "cpu"
+    if args[2] == "--backend":
+        backend = args[3]
+        args = args[:2] + args[4:]
+    case, decompositions = args[2], args[3:]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    tolerance = 0.0
+    if backend == "cuda":
+        tolerance = 1e-5
+        info = subprocess.run([seisfd, "info"], capture_output=True, text=True).stdout
+        if "no CUDA device" in info or "CUDA backend off" in info:
+            if os.environ.get("SEISFD_REQUIRE_GPU") == "1":
+                print("FAIL: SEISFD_REQUIRE_GPU=1 but seisfd finds no CUDA device")
+                return 1
+            print("SKIPPED: no CUDA device")
+            return 77
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = os.path.join(tmp, "one")
+        cfg = os.path.join(tmp, "case.toml")
+        with open(cfg, "w") as f:
+            f.write(config(case, ref))
+        subprocess.run([seisfd, "run", cfg, "-q", "--backend", backend], check=True, env=env)
+        peak = float(np.max(np.abs(datasets(os.path.join(ref, "gathers.h5"))["shot_0000/p"])))
+        assert peak > 0, "the reference run recorded nothing: the comparison would prove nothing"
+        for d in decompositions:
+            if d.startswith("auto:"):
+                n, value = int(d[5:]), '"auto"'
+            else:
+                dims = [int(v) for v in d.split(",")]
+                n, value = dims[0] * dims[1] * dims[2], "[" + d + "]"
+            out = os.path.join(tmp, "n" + d.replace(",", "_").replace(":", "_"))
+            cmd = [mpirun, "--oversubscribe", "-np", str(n), seisfd, "run", cfg, "-q",
+                   "--backend", backend,
+                   "--set", f'output.directory="{out}"', "--set", f"parallel.decomposition={value}"]
+            r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+            if r.returncode != 0:
+                failures.append(f"{case} {d}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
+                continue
+            failures += compare(ref, out, f"{case} {d}", tolerance)
+            print(f"{case} {d}: compared")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

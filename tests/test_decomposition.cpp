@@ -1,0 +1,183 @@
+// Domain decomposition (solver/decomposition.hpp) and the [parallel] section: the cuts cover the
+// updated region without overlap and never fall inside an absorbing layer, "auto" finds the split
+// with the fewest halo cells, uneven counts split as evenly as the cells allow, neighbours agree,
+// each rank's step description keeps the layers and the free surface only where it reaches them
+// with the same damping at every cell, and bad decompositions are one-line config errors. That a
+// decomposed run gives the files of one rank is tests/mpi/decomposed_equal.py's (mpirun).
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "solver/decomposition.hpp"
+#include "tests/config_support.hpp"
+#include "tests/support.hpp"
+
+namespace seisfd {
+namespace {
+
+test::Problem problem(int nx, int ny, int nz, const BoundaryConfig& b, int order = 8) {
+  return test::homogeneous(test::cube_grid(nx, ny, nz, 10.0), b, order, 2000, 0.5);
+}
+
+// Every cut list covers [begin, end) of its axis in order, and no cut lies inside a layer.
+void expect_cuts_cover(const Decomposition& d, const StepSpec& s) {
+  for (int a = 0; a < 3; ++a) {
+    ASSERT_EQ(static_cast<int>(d.cuts[a].size()), d.dims[a] + 1);
+    EXPECT_EQ(d.cuts[a].front(), s.begin[a]);
+    EXPECT_EQ(d.cuts[a].back(), s.end[a]);
+    for (int k = 1; k < d.dims[a]; ++k) {
+      EXPECT_LT(d.cuts[a][k - 1], d.cuts[a][k]);
+      EXPECT_GE(d.cuts[a][k], s.sponge.phys_lo[a]) << "cut inside the low layer of axis " << a;
+      EXPECT_LE(d.cuts[a][k], s.sponge.phys_hi[a] + 1) << "cut inside the high layer of axis " << a;
+    }
+  }
+}
+
+TEST(Decomposition, AutoSplitsTheLongAxisAndCubesEvenly) {
+  const auto longx = problem(120, 30, 30, test::sponge(10));
+  Decomposition d = decompose(longx.spec, 2, {0, 0, 0}, 4);
+  EXPECT_EQ(d.dims, (std::array<int, 3>{1, 1, 2}));
+  expect_cuts_cover(d, longx.spec);
+  const auto cube = problem(40, 40, 40, test::sponge(10));
+  d = decompose(cube.spec, 8, {0, 0, 0}, 4);
+  EXPECT_EQ(d.dims, (std::array<int, 3>{2, 2, 2}));
+  // No other factorisation of 8 sends fewer halo cells.
+  for (std::array<int, 3> other : {std::array<int, 3>{8, 1, 1}, {1, 8, 1}, {1, 1, 8}, {2, 4, 1},
+                                   {4, 2, 1}, {1, 2, 4}, {4, 1, 2}, {2, 1, 4}, {1, 4, 2}})
+    EXPECT_LE(d.halo_cells(cube.spec), decompose(cube.spec, 8, other, 4).halo_cells(cube.spec));
+  // Equal costs go to the slower axis (contiguous faces).
+  d = decompose(cube.spec, 2, {0, 0, 0}, 4);
+  EXPECT_EQ(d.dims, (std::array<int, 3>{2, 1, 1}));
+}
+
+TEST(Decomposition, UnevenSplitsDifferByAtMostOneCell) {
+  const auto p = problem(31, 29, 27, test::no_boundary());
+  const Decomposition d = decompose(p.spec, 3, {3, 1, 1}, 4);
+  expect_cuts_cover(d, p.spec);
+  int lo = 1 << 30, hi = 0;
+  for (int k = 0; k < 3; ++k) {
+    lo = std::min(lo, d.cuts[0][k + 1] - d.cuts[0][k]);
+    hi = std::max(hi, d.cuts[0][k + 1] - d.cuts[0][k]);
+  }
+  EXPECT_LE(hi - lo, 1);
+  EXPECT_EQ(d.text(), "3 x 1 x 1 (z x y x x)");
+}
+
+TEST(Decomposition, CutsStayOutOfTheLayers) {
+  // Thick layers and many ranks: an even split would cut the layers; the cuts move to their
+  // inner edges instead, where the parts stay at least as thick as the halo.
+  const auto p = problem(40, 16, 16, test::sponge(30));
+  const Decomposition d = decompose(p.spec, 4, {1, 1, 4}, 4);
+  expect_cuts_cover(d, p.spec);
+  EXPECT_EQ(d.cuts[2][1], p.spec.sponge.phys_lo[2]);
+  EXPECT_EQ(d.cuts[2][3], p.spec.sponge.phys_hi[2] + 1);
+}
+
+TEST(Decomposition, ThinPartsAndWrongCountsAreConfigErrors) {
+  const auto p = problem(20, 20, 12, test::no_boundary());
+  try {
+    decompose(p.spec, 4, {4, 1, 1}, 4, "run.toml");
+    FAIL() << "4 parts of 12 cells with a halo of 4 were accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.key(), "parallel.decomposition");
+    const std::string what = e.what();
+    EXPECT_NE(what.find("thinner than the halo of 4 cells"), std::string::npos) << what;
+    EXPECT_NE(what.find("fewer ranks along z"), std::string::npos) << what;
+  }
+  try {
+    decompose(p.spec, 4, {2, 1, 1}, 4);
+    FAIL() << "[2, 1, 1] was accepted for 4 ranks";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 2 ranks per shot group, the launch gives 4"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(decompose(p.spec, 64, {0, 0, 0}, 8), ConfigError);  // no split thick enough
+}
+
+TEST(Decomposition, NeighboursAgreeAndOutputBoxesTileTheLayout) {
+  const auto p = problem(23, 19, 17, test::sponge(5, true));
+  const Decomposition d = decompose(p.spec, 12, {3, 2, 2}, 4);
+  const Layout& gl = p.spec.layout;
+  long long cells = 0, updated = 0;
+  for (int r = 0; r < d.ranks(); ++r) {
+    const Subdomain s = d.subdomain(r, p.spec);
+    for (int a = 0; a < 3; ++a) {
+      if (s.neighbour[2 * a + 1] >= 0) {
+        const Subdomain n = d.subdomain(s.neighbour[2 * a + 1], p.spec);
+        EXPECT_EQ(n.neighbour[2 * a], r);
+        EXPECT_EQ(n.lo[a], s.hi[a]);
+      }
+      // The layout is the box plus the halo inside, to the grid's edge outside.
+      EXPECT_EQ(s.layout_lo[a], s.neighbour[2 * a] < 0 ? 0 : s.lo[a] - 4);
+      EXPECT_EQ(s.local_lo[a], s.lo[a] - s.layout_lo[a]);
+    }
+    cells += 1LL * (s.out_hi(0) - s.out_lo(0)) * (s.out_hi(1) - s.out_lo(1)) *
+             (s.out_hi(2) - s.out_lo(2));
+    updated += 1LL * (s.hi[0] - s.lo[0]) * (s.hi[1] - s.lo[1]) * (s.hi[2] - s.lo[2]);
+  }
+  EXPECT_EQ(cells, gl.cells());
+  EXPECT_EQ(updated, p.spec.updated_cells());
+}
+
+TEST(Decomposition, LocalSpecDampsEveryCellAsTheWholeGrid) {
+  const auto p = problem(23, 19, 17, test::sponge(6, true));
+  const Decomposition d = decompose(p.spec, 8, {2, 2, 2}, 4);
+  for (int r = 0; r < d.ranks(); ++r) {
+    const Subdomain s = d.subdomain(r, p.spec);
+    const StepSpec l = local_spec(p.spec, s);
+    EXPECT_EQ(l.free_surface, s.neighbour[0] < 0);
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_EQ(l.end[a] - l.begin[a], s.hi[a] - s.lo[a]);
+      EXPECT_EQ(l.sponge.width_lo[a] > 0, s.neighbour[2 * a] < 0 && p.spec.sponge.width_lo[a] > 0);
+    }
+    if (l.free_surface) EXPECT_EQ(l.surface, p.spec.surface);
+    for (int z = s.lo[0]; z < s.hi[0]; ++z)
+      for (int y = s.lo[1]; y < s.hi[1]; ++y)
+        for (int x = s.lo[2]; x < s.hi[2]; ++x) {
+          const auto c = s.to_local(z, y, x);
+          ASSERT_EQ(sponge_g(l.sponge, c[0], c[1], c[2]), sponge_g(p.spec.sponge, z, y, x))
+              << "rank " << r << " cell " << z << "," << y << "," << x;
+        }
+  }
+}
+
+TEST(Decomposition, RestrictedMediumIsTheGlobalOneOverTheLocalLayout) {
+  const auto p = problem(21, 13, 11, test::sponge(4));
+  std::vector<float> v(p.velocity.size());
+  std::iota(v.begin(), v.end(), 0.0f);
+  const Decomposition d = decompose(p.spec, 4, {1, 2, 2}, 4);
+  for (int r = 0; r < d.ranks(); ++r) {
+    const Subdomain s = d.subdomain(r, p.spec);
+    const StepSpec l = local_spec(p.spec, s);
+    const auto local = restrict_array(v, p.spec.layout, s, l.layout);
+    for (int z = 0; z < l.layout.nz; ++z)
+      for (int y = 0; y < l.layout.ny; ++y)
+        for (int x = 0; x < l.layout.nx; ++x)
+          ASSERT_EQ(local[l.layout.idx(z, y, x)],
+                    v[p.spec.layout.idx(z + s.layout_lo[0], y + s.layout_lo[1], x + s.layout_lo[2])]);
+  }
+}
+
+class ParallelSection : public ::Config {};
+
+TEST_F(ParallelSection, SectionParsesAndRejectsBadValues) {
+  RunConfig c = parse(kMinimal + "[parallel]\ndecomposition = [2, 1, 3]\nshot_groups = 2\n");
+  EXPECT_EQ(c.parallel.decomposition, (std::array<int, 3>{2, 1, 3}));
+  EXPECT_EQ(c.parallel.shot_groups, 2);
+  EXPECT_TRUE(parse(kMinimal + "[parallel]\ndecomposition = \"auto\"\n")
+                  .parallel.auto_decomposition());
+  EXPECT_TRUE(parse(kMinimal).parallel.auto_decomposition());
+  expect_error(kMinimal + "[parallel]\ndecomposition = \"best\"\n", "parallel.decomposition", 15);
+  expect_error(kMinimal + "[parallel]\ndecomposition = [2, 0, 1]\n", "parallel.decomposition", 15);
+  expect_error(kMinimal + "[parallel]\ndecomposition = [2, 1]\n", "parallel.decomposition", 15);
+  expect_error(kMinimal + "[parallel]\nshot_groups = 0\n", "parallel.shot_groups", 15);
+  expect_error(kMinimal + "[parallel]\nexchange = \"carrier-pigeon\"\n", "parallel.exchange", 15);
+  // The resolved config round-trips the section.
+  const RunConfig back = parse_config(config_to_toml(c), "resolved.toml");
+  EXPECT_EQ(back.parallel.decomposition, c.parallel.decomposition);
+  EXPECT_EQ(back.parallel.shot_groups, 2);
+}
+
+}  // namespace
+}  // namespace seisfd
