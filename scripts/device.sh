@@ -29,6 +29,9 @@
 #   cpu-bench  `seisfd bench --backend cpu` of acoustic, VTI and TTI at order 8 on the machine's
 #              cores (CPU_THREADS, default all) at CPU_SIZES (default 256), and the CPU
 #              streaming ceiling of each pattern
+#   ranks      ctest -R RanksGpu (several ranks sharing the GPU, SEISFD_REQUIRE_GPU=1), then
+#              whole runs of configs/bench_512_o8.toml (RANKS_STEPS steps, default 500) on one rank
+#              and on 2 ranks sharing the GPU (decomposition RANKS_DECOMP, default [1,1,2]), twice
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
@@ -334,6 +337,32 @@ step_cpu_bench() {
   sed -n '/^seisfd bench on/,$p' /tmp/cpu_bench.log | tee -a "$S"
 }
 
+step_ranks() {
+  build
+  log "ranks: ctest -R RanksGpu (SEISFD_REQUIRE_GPU=1)"
+  SEISFD_REQUIRE_GPU=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    timeout ${RANKS_CTEST_S:-240} ctest --test-dir $B -R 'Ranks' -j 2 --timeout 200 \
+    --output-on-failure > "$OUT/ctest_ranks.log" 2>&1
+  echo "ctest ranks rc=$?" | tee -a "$S"
+  grep -E "tests passed|tests failed|Total Test time|Passed|Failed" "$OUT/ctest_ranks.log" | tee -a "$S"
+  log "ranks: whole runs, one rank against 2 ranks sharing the GPU"
+  local cfg=configs/bench_512_o8.toml dt dur
+  dt=$($B/app/seisfd check $cfg 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
+  dur=$(python3 -c "print(${dt} * ${RANKS_STEPS:-500})")
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  for rep in 1 2; do
+    $B/app/seisfd run $cfg --backend cuda --quiet --overwrite --set time.duration=$dur \
+      --set output.directory=\"/tmp/ranks1\" > /tmp/ranks.log 2>&1 || tail -3 /tmp/ranks.log | tee -a "$S"
+    report "1 rank (run $rep)" /tmp/ranks1/report.json
+    timeout 300 mpirun --oversubscribe -np 2 $B/app/seisfd run $cfg --backend cuda --quiet \
+      --overwrite --set time.duration=$dur --set output.directory=\"/tmp/ranks2\" \
+      --set "parallel.decomposition=${RANKS_DECOMP:-[1,1,2]}" > /tmp/ranks.log 2>&1 ||
+      tail -5 /tmp/ranks.log | tee -a "$S"
+    report "2 ranks ${RANKS_DECOMP:-[1,1,2]} (run $rep)" /tmp/ranks2/report.json
+    python3 -c "import json; r=json.load(open('/tmp/ranks2/report.json')); print('  exchange', r['parallel'])" 2>&1 | tee -a "$S"
+  done
+}
+
 step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds what dominates)
   build
   log "profile-salt: one shot of configs/rtm_salt.toml, run and migrate"
@@ -375,6 +404,7 @@ for s in "$@"; do
     profile-salt) step_profile_salt ;;
     diag) step_diag ;;
     cpu-bench) step_cpu_bench ;;
+    ranks) step_ranks ;;
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done

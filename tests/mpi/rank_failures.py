@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Failures in a launch of several ranks end every rank, with one message, never a hang.
+
+  rank_failures.py SEISFD MPIRUN
+
+- a decomposition thinner than the halo, and shot groups that do not divide the ranks: a
+  one-line config error naming the key, exit 2, from every launch;
+- a rank killed (SIGKILL) in the middle of a run: every rank is gone within the timeout, the
+  launch exits non-zero, and the output directory holds only *.partial files.
+"""
+import glob
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+CONFIG = """
+[grid]
+nx = 60
+ny = 50
+nz = 40
+spacing = 10.0
+[model]
+type = "constant"
+vp = 2000.0
+[time]
+duration = {duration}
+[source]
+position = [300.0, 250.0, 200.0]
+frequency = 10.0
+[receivers]
+layout = "line"
+start = [0.0, 250.0, 50.0]
+end = [590.0, 250.0, 50.0]
+count = 60
+[boundary]
+type = "sponge"
+width = 10
+[output]
+directory = "{out}"
+"""
+
+
+def rank_pids(config):
+    """The pids of the seisfd ranks running `config`, by rank."""
+    pids = {}
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            with open(d + "/cmdline", "rb") as f:
+                cmd = f.read().split(b"\0")
+            if not cmd or not cmd[0].endswith(b"seisfd") or config.encode() not in cmd:
+                continue
+            with open(d + "/environ", "rb") as f:
+                env = dict(e.split(b"=", 1) for e in f.read().split(b"\0") if b"=" in e)
+            pids[int(env[b"OMPI_COMM_WORLD_RANK"])] = int(d[6:])
+        except (OSError, KeyError, ValueError):
+            continue
+    return pids
+
+
+def main():
+    seisfd, mpirun = sys.argv[1:3]
+    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = os.path.join(tmp, "run.toml")
+        out = os.path.join(tmp, "out")
+        with open(cfg, "w") as f:
+            f.write(CONFIG.format(duration=0.1, out=out))
+        launch = [mpirun, "--oversubscribe", "-np", "4", seisfd, "run", cfg, "-q"]
+        for extra, key in ((["--set", "parallel.decomposition=[4,1,1]", "--set",
+                             "grid.nz=10", "--set", "boundary.width=2", "--set",
+                             "source.position=[300.0, 250.0, 40.0]"], "parallel.decomposition"),
+                           (["--set", "parallel.shot_groups=3"], "parallel.shot_groups")):
+            r = subprocess.run(launch + extra, env=env, capture_output=True, text=True, timeout=120)
+            lines = [l for l in r.stderr.splitlines() if l.startswith("seisfd: error:")]
+            if r.returncode != 2 or len(lines) != 1 or key not in lines[0]:
+                failures.append(f"{key}: exit {r.returncode}, errors {lines}")
+            else:
+                print(f"{key}: exit 2, {lines[0]}")
+
+        # A rank killed mid-run.
+        with open(cfg, "w") as f:
+            f.write(CONFIG.format(duration=30.0, out=out))
+        p = subprocess.Popen(launch, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             text=True)
+        pids = {}
+        deadline = time.time() + 60
+        while time.time() < deadline and len(pids) < 4:
+            time.sleep(0.2)
+            pids = rank_pids(cfg)
+        if len(pids) < 4:
+            p.kill()
+            failures.append(f"found {len(pids)} of 4 ranks running")
+        else:
+            time.sleep(1.0)  # in the time loop
+            os.kill(pids[2], signal.SIGKILL)
+            try:
+                code = p.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                code = None
+            left = [r for r, pid in pids.items() if os.path.exists(f"/proc/{pid}")
+                    and open(f"/proc/{pid}/stat").read().split()[2] != "Z"]
+            if code is None or code == 0 or left:
+                failures.append(f"rank 2 killed: launch exit {code}, ranks still running {left}")
+            else:
+                print(f"rank 2 killed: launch exit {code}, no rank left running")
+            written = sorted(os.listdir(out)) if os.path.isdir(out) else []
+            complete = [n for n in written if n.endswith(".h5")]
+            if complete:
+                failures.append(f"after the kill the output holds complete-looking {complete}")
+            else:
+                print(f"output after the kill: {written}")
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
