@@ -3,7 +3,9 @@
 // and make_cuda_engine() throws.
 #pragma once
 #include <cstddef>
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "kernels/cpml.hpp"
 #include "kernels/engine.hpp"
 #include "kernels/medium.hpp"
+#include "kernels/propagation.hpp"
 
 namespace seisfd {
 
@@ -63,5 +66,22 @@ struct CudaEngineOptions {
 
 std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& medium, double dt,
                                          const CudaEngineOptions& options = {});
+
+// The peer halo exchange (docs/parallel.md): ranks on one node map each other's wavefield
+// buffers through CUDA IPC, and after each step a rank pulls its halo straight out of its
+// neighbours' memory, one copy kernel per face and field, axis after axis; a few bytes between
+// neighbours per axis (`sendrecv`, the solver's MPI) order each pull after the neighbour's step
+// and before the neighbour overwrites that level. The states of `engine` (a CUDA engine) are
+// mapped on first use, collectively with the neighbours. Throws where a state's memory cannot be
+// shared (compressible allocations) or a neighbour's cannot be opened (another node).
+struct PeerLink {
+  std::array<int, 6> neighbour{-1, -1, -1, -1, -1, -1};  // z-, z+, y-, y+, x-, x+ (-1: none)
+  int halo = 0;
+  // Sends `send_bytes` to rank `to` while receiving `recv_bytes` from rank `from` (-1: nothing).
+  std::function<void(const void* send, size_t send_bytes, int to, void* recv, size_t recv_bytes,
+                     int from, int tag)>
+      sendrecv;
+};
+std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine& engine, const PeerLink& link);
 
 }  // namespace seisfd

@@ -18,5 +18,8 @@ std::unique_ptr<Engine> make_cuda_engine(const StepSpec&, const Medium&, double,
                                          const CudaEngineOptions&) {
   throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
 }
+std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine&, const PeerLink&) {
+  throw std::runtime_error("parallel.exchange = \"peer\": this seisfd was built without CUDA");
+}
 
 }  // namespace seisfd

@@ -17,6 +17,8 @@ class HaloExchange {
  public:
   virtual ~HaloExchange() = default;
   virtual void exchange(WaveState& s, int fields) = 0;
+  virtual const char* name() const = 0;  // "mpi (host-staged)", "peer (CUDA IPC)"
+  double seconds = 0;  // wall time spent exchanging, kept by Propagation::steps
 };
 
 class Propagation {

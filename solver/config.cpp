@@ -280,7 +280,7 @@ const char* to_string(Precision t) {
 }
 
 const char* to_string(Exchange t) {
-  return t == Exchange::kAuto ? "auto" : t == Exchange::kMpi ? "mpi" : "host";
+  return t == Exchange::kAuto ? "auto" : t == Exchange::kMpi ? "mpi" : t == Exchange::kPeer ? "peer" : "host";
 }
 const char* to_string(OutputFormat t) {
   return t == OutputFormat::kHdf5 ? "hdf5" : "segy";

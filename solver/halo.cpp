@@ -1,6 +1,6 @@
 #include "solver/halo.hpp"
 
-#include <chrono>
+#include "kernels/cuda_backend.hpp"
 
 namespace seisfd {
 
@@ -55,12 +55,37 @@ void MpiHaloExchange::exchange_as(WaveState& s, int fields) {
 }
 
 void MpiHaloExchange::exchange(WaveState& s, int fields) {
-  const auto t0 = std::chrono::steady_clock::now();
   if (s.element_bytes() == 8)
     exchange_as<double>(s, fields);
   else
     exchange_as<float>(s, fields);
-  seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+Exchange resolve_exchange(Exchange asked, Backend backend, const parallel::Comm& group,
+                          const std::string& source) {
+  if (asked == Exchange::kPeer && backend != Backend::kCuda)
+    throw ConfigError("parallel.exchange",
+                      "\"peer\" maps GPU memory between ranks; this run computes on the cpu "
+                      "(use \"mpi\" or \"auto\")",
+                      source);
+  if (asked == Exchange::kPeer) return Exchange::kPeer;
+  if (asked == Exchange::kAuto && backend == Backend::kCuda && group.size() > 1 &&
+      group.node().size() == group.size())
+    return Exchange::kPeer;
+  return Exchange::kMpi;
+}
+
+std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parallel::Comm& group,
+                                                 const RankDomain& d, Engine& engine) {
+  if (group.size() == 1) return nullptr;
+  if (resolved != Exchange::kPeer)
+    return std::make_unique<MpiHaloExchange>(group, d.sub, d.spec, d.halo);
+  PeerLink link;
+  link.neighbour = d.sub.neighbour;
+  link.halo = d.halo;
+  link.sendrecv = [group](const void* send, size_t sb, int to, void* recv, size_t rb, int from,
+                          int tag) { group.sendrecv(send, sb, to, recv, rb, from, tag); };
+  return make_cuda_peer_exchange(engine, link);
 }
 
 }  // namespace seisfd

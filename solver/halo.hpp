@@ -5,9 +5,12 @@
 // state's box reads and writes (the engine packs and unpacks; a GPU state goes through pinned
 // host buffers).
 #pragma once
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/propagation.hpp"
+#include "solver/config.hpp"
 #include "solver/decomposition.hpp"
 #include "solver/parallel.hpp"
 
@@ -19,9 +22,7 @@ class MpiHaloExchange : public HaloExchange {
   // rank's own step description (local_spec).
   MpiHaloExchange(parallel::Comm comm, const Subdomain& sub, const StepSpec& local, int halo);
   void exchange(WaveState& s, int fields) override;
-
-  // Seconds spent in exchanges so far, and bytes sent.
-  double seconds() const { return seconds_; }
+  const char* name() const override { return "mpi (host-staged)"; }
   long long bytes_sent() const { return bytes_; }
 
  private:
@@ -32,8 +33,16 @@ class MpiHaloExchange : public HaloExchange {
   Subdomain sub_;
   // Per axis and side (lo, hi): the owned cells sent, the halo cells received.
   std::vector<Box> send_[3][2], recv_[3][2];
-  double seconds_ = 0;
   long long bytes_ = 0;
 };
+
+// The path parallel.exchange names, resolved for a group: auto is peer where the engine computes
+// on a GPU and every rank of the group is on this node, else mpi (host and mpi are the same
+// host-staged exchange). ConfigError (key parallel.exchange) for peer without a GPU.
+Exchange resolve_exchange(Exchange asked, Backend backend, const parallel::Comm& group,
+                          const std::string& source = {});
+// The exchange of a group of several ranks over `engine` (null for a group of one rank).
+std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parallel::Comm& group,
+                                                 const RankDomain& d, Engine& engine);
 
 }  // namespace seisfd

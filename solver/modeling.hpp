@@ -49,6 +49,11 @@ class Modeling {
   SparsePoints receiver_points(const Shot& shot) const;
   const RankDomain* domain() const { return domain_; }
   HaloExchange* exchange() const { return exchange_; }
+  // The exchange of the propagations that follow (one made for the engine, after it).
+  void set_exchange(HaloExchange* x) {
+    exchange_ = x;
+    forward_->set_exchange(x);
+  }
 
  private:
   const RunPlan& plan_;

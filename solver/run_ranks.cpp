@@ -15,6 +15,7 @@
 #include "io/gathers.hpp"
 #include "io/snapshots.hpp"
 #include "kernels/cuda_backend.hpp"
+#include "solver/backend.hpp"
 #include "solver/halo.hpp"
 #include "solver/modeling.hpp"
 #include "solver/parallel.hpp"
@@ -57,7 +58,7 @@ struct ShotMessage {
 
 }  // namespace
 
-RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world) {
+RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Backend backend) {
   const RunConfig& c = plan.config;
   const int groups = c.parallel.shot_groups;
   if (world.size() % groups != 0)
@@ -78,6 +79,8 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world) {
   const parallel::Comm node = world.node();
   r.domain.device = node.rank();
   r.ranks_on_node = node.size();
+  r.exchange = resolve_exchange(c.parallel.exchange, resolve_backend(c, backend), group,
+                               c.source_path);
   r.group = std::make_unique<ShotGroup>(group, std::move(dec), plan.spec, r.domain);
   return r;
 }
@@ -85,7 +88,12 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world) {
 RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                              parallel::Comm world) {
   PhaseClock clock;
-  const RunPlan plan = make_plan(config);
+  // The peer exchange maps the wavefields through CUDA IPC, which compressible memory refuses.
+  RunConfig cfg = config;
+  if (resolve_backend(config, opt.backend) == Backend::kCuda &&
+      config.parallel.exchange != Exchange::kMpi && config.parallel.exchange != Exchange::kHost)
+    cfg.kernel.compressible = Compressible::kOff;
+  const RunPlan plan = make_plan(cfg);
   const bool writer = world.root();
   if (writer)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
@@ -97,7 +105,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                       "checkpoints are not available yet in a launch of several ranks",
                       config.source_path);
   const Survey survey = make_survey(plan);
-  RankLayout ranks = make_rank_layout(plan, world);
+  RankLayout ranks = make_rank_layout(plan, world, opt.backend);
   const ShotGroup& group = *ranks.group;
   const bool leader = group.comm().root();
 
@@ -123,13 +131,11 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   }
   clock.mark("plan");
   const bool decomposed = group.comm().size() > 1;
-  std::unique_ptr<MpiHaloExchange> exchange;
-  if (decomposed)
-    exchange = std::make_unique<MpiHaloExchange>(group.comm(), ranks.domain.sub,
-                                                 ranks.domain.spec, ranks.domain.halo);
   // A group of one rank computes the whole grid as a run of one rank does.
-  Modeling modeling(plan, opt.backend, opt.graphs, decomposed ? &ranks.domain : nullptr,
-                    exchange.get());
+  Modeling modeling(plan, opt.backend, opt.graphs, decomposed ? &ranks.domain : nullptr);
+  const std::unique_ptr<HaloExchange> exchange =
+      make_halo_exchange(ranks.exchange, group.comm(), ranks.domain, modeling.engine());
+  modeling.set_exchange(exchange.get());
   Engine& engine = modeling.engine();
   if (writer && modeling.backend() == Backend::kCuda) {
     const int devices = static_cast<int>(cuda_devices().size());
@@ -278,9 +284,8 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                      {"ranks_per_group", ranks.group_size},
                      {"decomposition", dec.dims},
                      {"halo_cells", dec.halo},
-                     {"exchange", "mpi (host-staged)"},
-                     {"exchange_seconds_rank0", exchange ? exchange->seconds() : 0.0},
-                     {"exchange_bytes_rank0", exchange ? exchange->bytes_sent() : 0}};
+                     {"exchange", exchange ? exchange->name() : "none"},
+                     {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0}};
   rep["diagnostics"] = {{"sum_sq", last.last.sum_sq},
                         {"max_abs", last.last.max_abs},
                         {"nonfinite", last.last.nonfinite},

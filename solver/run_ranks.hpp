@@ -19,9 +19,11 @@ struct RankLayout {
   int group_size = 1, group_index = 0;
   int ranks_on_node = 1;
   RankDomain domain;
+  Exchange exchange = Exchange::kMpi;  // resolved: kMpi or kPeer
   std::unique_ptr<ShotGroup> group;
 };
-RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world);
+// `backend` as make_engine takes it.
+RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Backend backend);
 
 RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                              parallel::Comm world);

@@ -131,7 +131,9 @@ TEST(Decomposition, LocalSpecDampsEveryCellAsTheWholeGrid) {
       EXPECT_EQ(l.end[a] - l.begin[a], s.hi[a] - s.lo[a]);
       EXPECT_EQ(l.sponge.width_lo[a] > 0, s.neighbour[2 * a] < 0 && p.spec.sponge.width_lo[a] > 0);
     }
-    if (l.free_surface) EXPECT_EQ(l.surface, p.spec.surface);
+    if (l.free_surface) {
+      EXPECT_EQ(l.surface, p.spec.surface);
+    }
     for (int z = s.lo[0]; z < s.hi[0]; ++z)
       for (int y = s.lo[1]; y < s.hi[1]; ++y)
         for (int x = s.lo[2]; x < s.hi[2]; ++x) {

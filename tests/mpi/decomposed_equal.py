@@ -7,7 +7,7 @@ cell is updated by the same operations in the same order whatever rank owns it),
 the largest value for the traces (a receiver whose interpolation weights fall on two ranks is
 summed in another order). Usage:
 
-  decomposed_equal.py SEISFD MPIRUN H5_COMPARE [--backend cpu|cuda] CASE DECOMPOSITION...
+  decomposed_equal.py SEISFD MPIRUN H5_COMPARE [--backend cpu|cuda] [--exchange E] CASE DECOMP...
 
 each decomposition "pz,py,px" or "auto:N", or "groups:G:N" (N ranks in G shot groups, each
 decomposed "auto"; the case "shots" has five shots with receivers moving with them). With --backend cuda the ranks share the machine's
@@ -109,9 +109,12 @@ def compare(h5_compare, ref_dir, dir_, label, tolerance):
 def main():
     args = sys.argv[1:]
     seisfd, mpirun, h5_compare = args[0], args[1], args[2]
-    backend = "cpu"
-    if args[3] == "--backend":
-        backend = args[4]
+    backend, exchange = "cpu", "auto"
+    while args[3].startswith("--"):
+        if args[3] == "--backend":
+            backend = args[4]
+        elif args[3] == "--exchange":
+            exchange = args[4]
         args = args[:3] + args[5:]
     case, decompositions = args[3], args[4:]
     env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
@@ -152,7 +155,8 @@ def main():
             cmd = [mpirun, "--oversubscribe", "-np", str(n), seisfd, "run", cfg, "-q",
                    "--backend", backend,
                    "--set", f'output.directory="{out}"', "--set", f"parallel.decomposition={value}",
-                   "--set", f"parallel.shot_groups={groups}"]
+                   "--set", f"parallel.shot_groups={groups}",
+                   "--set", f'parallel.exchange="{exchange}"']
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
             if r.returncode != 0:
                 failures.append(f"{case} {d}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
