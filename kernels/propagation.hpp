@@ -18,7 +18,9 @@ class HaloExchange {
   virtual ~HaloExchange() = default;
   virtual void exchange(WaveState& s, int fields) = 0;
   virtual const char* name() const = 0;  // "mpi (host-staged)", "peer (CUDA IPC)"
-  double seconds = 0;  // wall time spent exchanging, kept by Propagation::steps
+  // Wall time spent exchanging after the steps had finished (the exposed communication), kept by
+  // Propagation::steps.
+  double seconds = 0;
 };
 
 class Propagation {

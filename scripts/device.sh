@@ -361,6 +361,19 @@ step_ranks() {
     report "2 ranks ${RANKS_DECOMP:-[1,1,2]} (run $rep)" /tmp/ranks2/report.json
     python3 -c "import json; r=json.load(open('/tmp/ranks2/report.json')); print('  exchange', r['parallel'])" 2>&1 | tee -a "$S"
   done
+  [ -z "${RANKS_SANITIZE:-}" ] && return
+  log "ranks: compute-sanitizer memcheck on 4 ranks [2,1,2] with the peer exchange (quickstart, TTI)"
+  for eq in acoustic tti; do
+    local extra=()
+    [ $eq = tti ] && extra=(--set 'model.epsilon=[0.2,0.1,0.1]' --set 'model.delta=[0.1,0.05,0.05]'
+                           --set 'model.theta=[30.0,20.0,10.0]' --set 'model.phi=[40.0,10.0,0.0]')
+    timeout 300 mpirun --oversubscribe -np 4 compute-sanitizer --tool memcheck --error-exitcode 9 \
+      $B/app/seisfd run configs/quickstart.toml --backend cuda --quiet --overwrite \
+      --set physics.equation=\"$eq\" "${extra[@]}" --set time.duration=0.05 \
+      --set output.directory=\"/tmp/ranks_san_$eq\" --set 'parallel.decomposition=[2,1,2]' \
+      --set parallel.exchange=\"peer\" > "$OUT/ranks_sanitize_$eq.log" 2>&1
+    echo "memcheck 4 ranks peer $eq rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/ranks_sanitize_$eq.log" | sort | uniq -c | tr '\n' ' ')" | tee -a "$S"
+  done
 }
 
 step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds what dominates)

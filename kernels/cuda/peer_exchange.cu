@@ -33,13 +33,16 @@ struct PeerInfo {
   int fields;
 };
 
-// dst box (of layout dl, starting at d0) = src box (of layout sl, starting at s0), n cells a side.
+// dst box (of layout dl, starting at d0) = src box (of layout sl, starting at s0), n cells a side;
+// one thread per cell over the box as one range (an x face is n.x = R cells wide).
 __global__ void copy_box_kernel(float* __restrict__ dst, Layout dl, int3 d0,
                                 const float* __restrict__ src, Layout sl, int3 s0, int3 n) {
-  const int x = blockIdx.x * blockDim.x + threadIdx.x;
-  const int y = blockIdx.y;
-  const int z = blockIdx.z;
-  if (x >= n.x) return;
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long plane = static_cast<long long>(n.x) * n.y;
+  if (i >= plane * n.z) return;
+  const int z = static_cast<int>(i / plane);
+  const int y = static_cast<int>((i % plane) / n.x);
+  const int x = static_cast<int>(i % n.x);
   dst[dl.idx(d0.z + z, d0.y + y, d0.x + x)] = src[sl.idx(s0.z + z, s0.y + y, s0.x + x)];
 }
 
@@ -78,7 +81,7 @@ class PeerExchange final : public HaloExchange {
     for (int a = 0; a < 3; ++a) {
       const int lo = link_.neighbour[2 * a], hi = link_.neighbour[2 * a + 1];
       if (lo < 0 && hi < 0) continue;
-      engine_.synchronize();
+      engine_.synchronize();  // the step (Propagation::steps waited for it already), the pulls
       handshake(a);
       for (int f = 0; f < fields; ++f) {
         const int k = s->current(f) == m.own[f][0] ? 0 : 1;
@@ -182,9 +185,8 @@ class PeerExchange final : public HaloExchange {
       s0[a] = nb.begin[a];
     }
     n[a] = w;
-    const dim3 block(128, 1, 1);
-    const dim3 grid((n[2] + 127) / 128, n[1], n[0]);
-    copy_box_kernel<<<grid, block, 0, stream_>>>(s.current(f), spec.layout,
+    const long long cells = 1LL * n[0] * n[1] * n[2];
+    copy_box_kernel<<<static_cast<unsigned>((cells + 255) / 256), 256, 0, stream_>>>(s.current(f), spec.layout,
                                                  make_int3(d0[2], d0[1], d0[0]),
                                                  m.remote[slot][f][k], nb.layout,
                                                  make_int3(s0[2], s0[1], s0[0]),
