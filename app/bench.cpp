@@ -17,6 +17,7 @@
 #include "bench/harness/harness.hpp"
 #include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/registry.hpp"
+#include "solver/parallel.hpp"
 
 namespace seisfd::app {
 namespace {
@@ -313,6 +314,14 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
 }
 
 int cmd_bench(const BenchArgs& a) {
+  if (const int ranks = parallel::Comm::world().size(); ranks > 1) {
+    if (parallel::Comm::world().root())
+      std::fprintf(stderr,
+                   "seisfd: error: seisfd bench does not run over several ranks yet (this launch "
+                   "has %d); time a decomposed run with `mpirun ... seisfd run` (report.json)\n",
+                   ranks);
+    return 2;
+  }
   for (int o : a.orders)
     if (o % 2) {
       std::fprintf(stderr, "seisfd: error: --orders: %d is not even\n", o);

@@ -153,6 +153,16 @@ int guarded_rank(F&& f) {
   }
 }
 
+// Commands that do not split their work among the ranks of a launch yet refuse one of several
+// (each rank would otherwise run the whole job into the same files).
+void require_one_rank(const char* command) {
+  const int ranks = parallel::Comm::world().size();
+  if (ranks > 1)
+    throw ConfigError("parallel", std::string("seisfd ") + command +
+                                      " does not run over several ranks yet (this launch has " +
+                                      std::to_string(ranks) + "); run it without mpirun");
+}
+
 }  // namespace
 
 RunOptions run_options(const RunArgs& a) {
@@ -171,6 +181,7 @@ RunOptions run_options(const RunArgs& a) {
 int cmd_born(const RunArgs& a) {
   return guarded([&] {
     const RunConfig& c = load(a);
+    require_one_rank("born");
     const RunSummary s = execute_born(c, run_options(a));
     if (!a.quiet)
       std::fprintf(
@@ -187,6 +198,7 @@ int cmd_born(const RunArgs& a) {
 int cmd_migrate(const RunArgs& a) {
   return guarded([&] {
     const RunConfig& c = load(a);
+    require_one_rank("migrate");
     const RunSummary s = execute_migrate(c, run_options(a));
     if (!a.quiet)
       std::fprintf(
