@@ -32,6 +32,9 @@
 #   ranks      ctest -R RanksGpu (several ranks sharing the GPU, SEISFD_REQUIRE_GPU=1), then
 #              whole runs of configs/bench_512_o8.toml (RANKS_STEPS steps, default 500) on one rank
 #              and on 2 ranks sharing the GPU (decomposition RANKS_DECOMP, default [1,1,2]), twice
+#   scaling    weak (512^3 a GPU) and strong (1024 x 512 x 512 acoustic, 768^3 TTI) whole runs of
+#              SCALING_STEPS (200) steps, order 8, on 1, 2, 4, 8 of the machine's GPUs (one rank
+#              each, exchange auto), acoustic and TTI: $OUT/results/scaling.csv
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
@@ -376,6 +379,51 @@ step_ranks() {
   done
 }
 
+step_scaling() {
+  build
+  local ngpu cfg=configs/bench_512_o8.toml csv="$OUT/results/scaling.csv"
+  ngpu=$(nvidia-smi -L | wc -l)
+  log "scaling on $ngpu GPU(s)"
+  nvidia-smi topo -m 2>&1 | tee -a "$S"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  echo "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,decomposition" > "$csv"
+  local tti=(--set physics.equation=\"tti\" --set model.epsilon=0.2 --set model.delta=0.1
+             --set model.theta=30.0 --set model.phi=20.0)
+  for eq in ${SCALING_PHYSICS:-acoustic tti}; do
+    for kind in weak strong; do
+      for n in 1 2 4 8; do
+        [ $n -le "$ngpu" ] || break
+        local nz=512 ny=512 nx=512
+        if [ $kind = weak ]; then nx=$((512 * n)); fi
+        if [ $kind = strong ]; then
+          if [ $eq = tti ]; then nz=768; ny=768; nx=768; else nx=1024; fi
+        fi
+        local extra=(--set grid.nx=$nx --set grid.ny=$ny --set grid.nz=$nz)
+        [ $eq = tti ] && extra+=("${tti[@]}")
+        local dt dur d=/tmp/scaling_${eq}_${kind}_${n}
+        dt=$($B/app/seisfd check $cfg "${extra[@]}" 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
+        dur=$(python3 -c "print(${dt} * ${SCALING_STEPS:-200})")
+        local launch=()
+        [ $n -gt 1 ] && launch=(mpirun --oversubscribe -np $n)
+        timeout 300 "${launch[@]}" $B/app/seisfd run $cfg --backend cuda --quiet --overwrite \
+          "${extra[@]}" --set time.duration=$dur --set output.directory=\"$d\" \
+          > /tmp/scaling.log 2>&1 || tail -3 /tmp/scaling.log | tee -a "$S"
+        python3 - "$eq" "$kind" "$n" "$nz" "$ny" "$nx" "$d/report.json" <<'PY' | tee -a "$csv" "$S"
+import json, sys
+eq, kind, n, nz, ny, nx, path = sys.argv[1:]
+try:
+    r = json.load(open(path)); p = r["performance"]; par = r.get("parallel", {})
+    print(f"{eq},{kind},{n},{nz},{ny},{nx},{p['steps']},{p['seconds']:.4f},{p['gcells_per_s']:.2f},"
+          f"{par.get('exchange', 'none')},{par.get('exchange_seconds_rank0', 0):.4f},"
+          f"{'x'.join(map(str, par.get('decomposition', [1, 1, 1])))}")
+except Exception as e:
+    print(f"{eq},{kind},{n},{nz},{ny},{nx},0,0,0,failed: {e},0,")
+PY
+      done
+    done
+  done
+}
+
 step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds what dominates)
   build
   log "profile-salt: one shot of configs/rtm_salt.toml, run and migrate"
@@ -418,6 +466,7 @@ for s in "$@"; do
     diag) step_diag ;;
     cpu-bench) step_cpu_bench ;;
     ranks) step_ranks ;;
+    scaling) step_scaling ;;
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done
