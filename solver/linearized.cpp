@@ -16,6 +16,8 @@ std::vector<std::unique_ptr<CellArray>> arrays(Engine& e, int n) {
 std::vector<double> born(Engine& e, const ShotOperator& shot, const CellArray& dm) {
   const int nf = traits(e.physics()).fields;
   Propagation u(e), du(e);
+  u.set_exchange(shot.exchange);
+  du.set_exchange(shot.exchange);
   u.set_injection(shot.sources, shot.wavelet, shot.nt);
   du.set_recording(shot.receivers, shot.nt);
   auto older = arrays(e, nf), source = arrays(e, nf);
@@ -39,6 +41,7 @@ void migrate(Engine& e, const ShotOperator& shot, const std::vector<double>& dat
   const int nf = traits(e.physics()).fields, nt = shot.nt, nr = shot.receivers.count();
   const auto t0 = std::chrono::steady_clock::now();
   Propagation src(e);
+  src.set_exchange(shot.exchange);
   src.set_injection(shot.sources, shot.wavelet, nt);
   storage.forward(src, shot.sources, shot.wavelet);
   if (times) {
@@ -53,6 +56,7 @@ void migrate(Engine& e, const ShotOperator& shot, const std::vector<double>& dat
     for (int n = 0; n < nt; ++n)
       reversed[static_cast<size_t>(r) * nt + n] = data[static_cast<size_t>(r) * nt + nt - 1 - n];
   Propagation adj(e, Direction::kAdjoint);
+  adj.set_exchange(shot.exchange);
   adj.set_injection(shot.receivers, reversed, nt);
   Engine::Imaging im;
   im.crosscorrelation = images.crosscorrelation;
@@ -70,6 +74,7 @@ void migrate(Engine& e, const ShotOperator& shot, const std::vector<double>& dat
     const std::vector<const CellArray*> u = storage.recall(m);
     for (int f = 0; f < nf; ++f) im.u[f] = u[f];
     e.advance_imaging(adj.state(), jm, adj.io(), im);
+    if (shot.exchange) shot.exchange->exchange(adj.state(), nf);
     j = jm + 1;
   }
   if (times) {

@@ -15,6 +15,10 @@ struct ShotOperator {
   std::vector<double> wavelet;  // [sources][nt]
   int nt = 0;
   double dt = 0;
+  // A decomposed run (docs/parallel.md): the engine computes one rank's part, the points are
+  // the rank's own (rows of the data and traces in their order) and this fills the halo of
+  // every propagation the operators step.
+  HaloExchange* exchange = nullptr;
 };
 
 // B dm: the scattered data [receivers][nt]. dm: an array of the engine (s^2/m^2 per cell).

@@ -16,6 +16,7 @@
 #include "io/segy.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "solver/backend.hpp"
+#include "solver/halo.hpp"
 #include "solver/linearized.hpp"
 #include "solver/model_ops.hpp"
 #include "solver/observed.hpp"
@@ -23,6 +24,7 @@
 #include "solver/points.hpp"
 #include "solver/report.hpp"
 #include "solver/run.hpp"
+#include "solver/run_ranks.hpp"
 #include "solver/survey.hpp"
 #include "solver/time_loop.hpp"
 #include "solver/wavelet.hpp"
@@ -50,16 +52,101 @@ int imaging_interval(const RunPlan& p) {
   return std::max(1, static_cast<int>(std::floor(1.0 / (4.0 * p.fmax * p.dt))));
 }
 
-ShotOperator shot_operator(const RunPlan& p, const Shot& s) {
+// Where born and migrate run (docs/migration.md §6): on one rank, or on the ranks of an MPI
+// launch as one shot group that decomposes the grid; rank 0 of the launch writes every file.
+struct Placement {
+  parallel::Comm world;
+  RankLayout ranks;
+  std::unique_ptr<HaloExchange> exchange;  // connect(): the group's, over the rank's engine
+
+  bool decomposed() const { return world.size() > 1; }
+  bool writer() const { return world.root(); }
+  const RankDomain* domain() const { return decomposed() ? &ranks.domain : nullptr; }
+  const ShotGroup& group() const { return *ranks.group; }
+  // The stop flag as every rank sees it (one decision for all).
+  bool stop(const RunOptions& opt) const {
+    const bool mine = opt.stop && opt.stop->load();
+    return decomposed() ? world.any(mine) : mine;
+  }
+  // The halo exchange over the rank's engine: host-staged through MPI (the operators make new
+  // states for every shot, which the peer exchange would map anew each time).
+  void connect(Engine& e) {
+    if (decomposed())
+      exchange = make_halo_exchange(Exchange::kMpi, group().comm(), ranks.domain, e);
+  }
+};
+
+Placement place(const RunPlan& plan, Backend backend, const char* command) {
+  Placement p;
+  p.world = parallel::Comm::world();
+  if (!p.decomposed()) return p;
+  const RunConfig& c = plan.config;
+  if (c.parallel.shot_groups != 1)
+    throw ConfigError("parallel.shot_groups",
+                      std::string("seisfd ") + command +
+                          " runs over ranks as one shot group decomposing the grid: set it to 1",
+                      c.source_path);
+  if (c.parallel.exchange == Exchange::kPeer)
+    throw ConfigError("parallel.exchange",
+                      std::string("seisfd ") + command +
+                          " exchanges halos through MPI (host-staged): use \"mpi\" or \"auto\"",
+                      c.source_path);
+  p.ranks = make_rank_layout(plan, p.world, backend);
+  return p;
+}
+
+// A per-cell array of the global layout as the engine of `at` holds it (its rank's part).
+std::vector<float> local_cells(const RunPlan& p, const Placement& at, std::vector<float> global) {
+  if (!at.decomposed()) return global;
+  const RankDomain& d = *at.domain();
+  return restrict_array(global, p.spec.layout, d.sub, d.spec.layout);
+}
+
+// A per-cell array of the engine of `at` in the global layout, on the writer (empty elsewhere).
+std::vector<double> global_cells(const Placement& at, std::vector<double> local) {
+  return at.decomposed() ? at.group().gather_cells(local) : local;
+}
+
+// A shot's traces ([receivers][nt], the rows of the rank's own points in a decomposed run) on
+// the writer; empty on the other ranks.
+std::vector<double> merged_traces(const Placement& at, const ShotOperator& op, const Shot& shot,
+                                  std::vector<double> traces) {
+  if (!at.decomposed()) return traces;
+  return at.group().merge(traces, op.receivers.id, static_cast<int>(shot.receivers.size()), op.nt);
+}
+
+ShotOperator shot_operator(const RunPlan& p, const Shot& s, const Placement& at) {
   ShotOperator op;
-  op.sources =
-      make_points(p.grid, p.spec, {s.source}, p.config.source.injection, PointRole::kSource);
-  op.receivers = make_points(p.grid, p.spec, s.receivers, p.config.receivers.interpolation,
-                             PointRole::kReceiver);
-  op.wavelet = p.wavelet;
+  if (const RankDomain* d = at.domain()) {
+    op.sources = make_points(p.grid, p.spec, {s.source}, p.config.source.injection,
+                             PointRole::kSource, d->sub, d->spec.layout);
+    op.receivers = make_points(p.grid, p.spec, s.receivers, p.config.receivers.interpolation,
+                               PointRole::kReceiver, d->sub, d->spec.layout);
+    op.exchange = at.exchange.get();
+  } else {
+    op.sources =
+        make_points(p.grid, p.spec, {s.source}, p.config.source.injection, PointRole::kSource);
+    op.receivers = make_points(p.grid, p.spec, s.receivers, p.config.receivers.interpolation,
+                               PointRole::kReceiver);
+  }
+  // A rank without the source injects nothing.
+  if (op.sources.count() > 0) op.wavelet = p.wavelet;
   op.nt = p.nt;
   op.dt = p.dt;
   return op;
+}
+
+// What a report says of the ranks (absent for one rank).
+void report_ranks(nlohmann::json& rep, const Placement& at) {
+  if (!at.decomposed()) return;
+  const Decomposition& dec = at.group().decomposition();
+  rep["parallel"] = {{"ranks", at.world.size()},
+                     {"shot_groups", 1},
+                     {"ranks_per_group", at.world.size()},
+                     {"decomposition", dec.dims},
+                     {"halo_cells", dec.halo},
+                     {"exchange", at.exchange->name()},
+                     {"exchange_seconds_rank0", at.exchange->seconds}};
 }
 
 // The physical box: no absorbing layer damps there (the boundary strategy's region).
@@ -88,10 +175,10 @@ struct Budgets {
 };
 
 // The source-wavefield budget: migration.memory_budget, else what the device (the host for
-// the cpu backend) has free less 10%.
-Budgets budgets(const RunPlan& p, Backend b) {
+// the cpu backend) has free less 10%. Per rank: `sharing` ranks share the host's memory.
+Budgets budgets(const RunPlan& p, Backend b, int sharing = 1) {
   Budgets out;
-  out.host = 0.9 * host_available_bytes();
+  out.host = 0.9 * host_available_bytes() / sharing;
   if (p.config.migration.memory_budget > 0) {
     out.device = p.config.migration.memory_budget * (1ull << 30);
     // On the CPU the device is the host: the budget bounds every strategy.
@@ -105,14 +192,18 @@ Budgets budgets(const RunPlan& p, Backend b) {
   return out;
 }
 
-std::vector<StorageEstimate> estimates(const RunPlan& p, double device_budget) {
+// The estimates for an engine of step description `spec` (the plan's, or the largest rank's
+// part of it in a decomposed run).
+std::vector<StorageEstimate> estimates(const RunPlan& p, double device_budget,
+                                       const StepSpec* spec = nullptr) {
   const Physics ph = p.config.physics.equation;
+  const StepSpec& sp = spec ? *spec : p.spec;
   const ImagingSteps steps{p.nt, imaging_interval(p)};
   const Box region = physical_box(p);
   double strip = 0;
   for (const Box& b : edge_strips(region, p.grid.radius())) strip += b.cells();
-  return estimate_storage(steps, traits(ph).fields, static_cast<double>(p.grid.layout().size()),
-                          static_cast<double>(cuda_state_bytes(ph, p.spec)), strip,
+  return estimate_storage(steps, traits(ph).fields, static_cast<double>(sp.layout.size()),
+                          static_cast<double>(cuda_state_bytes(ph, sp)), strip,
                           p.config.migration.store_precision, device_budget);
 }
 
@@ -161,7 +252,10 @@ std::string describe_migration(const RunPlan& p, Backend backend) {
 
 RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
   RunPlan plan = make_plan(config);
-  for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  Placement at = place(plan, opt.backend, "born");
+  const bool writer = at.writer();
+  if (writer)
+    for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
   const BornConfig& bc = config.born;
   // The perturbation, of the model as given; then the background.
   std::vector<float> dm;
@@ -177,47 +271,56 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
   if (bc.background == BackgroundType::kSmooth)
     smooth_velocity(plan.model, config.grid, config.migration.smoothing);
   const Survey& survey = plan.survey;
-  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs);
+  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs, at.domain());
   Engine& e = *ec.engine;
+  at.connect(e);
   auto dm_array = e.make_array(ArrayKind::kDevice);
-  dm_array->upload(physical_to_layout(plan.grid, dm));
+  dm_array->upload(local_cells(plan, at, physical_to_layout(plan.grid, dm)));
   const std::string dir = config.output.directory;
-  const io::DirectoryLock lock =
-      io::prepare_output_directory(dir, opt.overwrite, input_files(config));
-  const std::string gathers_path = (fs::path(dir) / "gathers.h5").string();
+  io::DirectoryLock lock;
   std::unique_ptr<io::GatherWriter> gw;
-  if (config.output.has(OutputFormat::kHdf5)) gw = std::make_unique<io::GatherWriter>(gathers_path);
   std::unique_ptr<io::SegyGatherWriter> sgw;
-  if (config.output.has(OutputFormat::kSegy)) sgw = make_segy_gathers(plan, dir, "born");
+  const std::string gathers_path = (fs::path(dir) / "gathers.h5").string();
+  if (writer) {
+    lock = io::prepare_output_directory(dir, opt.overwrite, input_files(config));
+    if (config.output.has(OutputFormat::kHdf5))
+      gw = std::make_unique<io::GatherWriter>(gathers_path);
+    if (config.output.has(OutputFormat::kSegy)) sgw = make_segy_gathers(plan, dir, "born");
+  }
   RunSummary s;
+  s.reports = writer;
   nlohmann::json shots = nlohmann::json::array();
   const int n = static_cast<int>(survey.shots.size());
   for (int k = 0; k < n; ++k) {
-    if (opt.stop && opt.stop->load()) throw Interrupted(k);
+    if (at.stop(opt)) throw Interrupted(k);
     const Shot& shot = survey.shots[k];
     const auto t0 = std::chrono::steady_clock::now();
-    const auto traces = born(e, shot_operator(plan, shot), *dm_array);
+    const ShotOperator op = shot_operator(plan, shot, at);
+    const auto traces = merged_traces(at, op, shot, born(e, op, *dm_array));
     e.synchronize();
     const double sec = seconds_since(t0);
-    write_gathers(gw.get(), sgw.get(), plan, shot, traces);
     s.seconds += sec;
     s.steps += 2 * (plan.nt - 1);
+    if (!writer) continue;
+    write_gathers(gw.get(), sgw.get(), plan, shot, traces);
     shots.push_back({{"shot", shot.index}, {"seconds", sec}});
     if (!opt.quiet)
       std::fprintf(stderr, "seisfd: born shot %d/%d (index %d): %.2f s\n", k + 1, n, shot.index,
                    sec);
   }
-  std::vector<std::string> outputs = finish_gathers(gw.get(), gathers_path, sgw.get());
-  if (config.output.model)
-    for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
   s.backend = to_string(ec.backend);
   s.device = ec.device;
   s.kernel = e.name();
   s.shots = n;
   s.directory = dir;
+  if (!writer) return s;
+  std::vector<std::string> outputs = finish_gathers(gw.get(), gathers_path, sgw.get());
+  if (config.output.model)
+    for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
   s.gcells_per_s =
       s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
   nlohmann::json rep = report_base(plan, s.backend, s.device, e);
+  report_ranks(rep, at);
   rep["born"] = {{"perturbation", to_string(bc.perturbation)},
                  {"background", to_string(bc.background)},
                  {"shots", shots}};
@@ -251,7 +354,24 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     if (!shots.empty()) config.output.sample_interval = reader.read_shot(shots[0]).dt;
   }
   RunPlan plan = make_plan(config);
-  for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  Placement at = place(plan, opt.backend, "migrate");
+  const bool lead = at.writer();
+  if (lead)
+    for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  if (at.decomposed() && mc.storage == StorageKind::kBoundary)
+    throw ConfigError("migration.storage",
+                      "\"boundary\" is not available in a launch of several ranks (its "
+                      "reconstruction is not decomposed): use \"store\", \"host\", "
+                      "\"checkpoint\" or \"auto\"",
+                      config.source_path);
+  // The CPU engine's anisotropic adjoint forms E p + D q and D p + q over its updated cells
+  // only, so the stencils near a cut would read zeros where the neighbour's cells are.
+  if (at.decomposed() && config.physics.equation != Physics::kAcoustic)
+    throw ConfigError("physics.equation",
+                      "seisfd migrate of \"" + std::string(to_string(config.physics.equation)) +
+                          "\" is not available yet in a launch of several ranks (the anisotropic "
+                          "adjoint update does not read the halo): migrate on one rank",
+                      config.source_path);
   const bool h5 = config.output.has(OutputFormat::kHdf5),
              segy = config.output.has(OutputFormat::kSegy);
   // What SEG-Y cannot hold is said now, not after the migration.
@@ -279,31 +399,62 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   for (const Shot& s : survey.shots) check_observed(reader.read_shot(s.index), s, plan, reader);
   clock.mark("data_check");
 
-  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs);
+  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs, at.domain());
   Engine& e = *ec.engine;
+  at.connect(e);
   clock.mark("engine");
   const ImagingSteps steps{plan.nt, imaging_interval(plan)};
-  const Budgets b = budgets(plan, ec.backend);
-  const auto opts = estimates(plan, b.device);
-  StorageEstimate storage = opts[0];
-  if (mc.storage == StorageKind::kAuto) {
-    storage = choose_storage(opts, b.device, b.host);
-  } else {
-    for (const auto& o : opts)
-      if (o.kind == mc.storage) storage = o;
-    if (storage.device_bytes > b.device || storage.host_bytes > b.host)
-      throw std::runtime_error(std::string("migration.storage = \"") + to_string(mc.storage) +
-                               "\" needs " + mib(storage.device_bytes) + " of device and " +
-                               mib(storage.host_bytes) + " of host memory, the budget is " +
-                               mib(b.device) + " and " + mib(b.host));
+  const Budgets b = budgets(plan, ec.backend, at.decomposed() ? at.ranks.ranks_on_node : 1);
+  // A decomposed run: every rank keeps what the largest part needs (migration.memory_budget
+  // is each rank's); rank 0 chooses for all (the boundary reconstruction is not decomposed).
+  StepSpec largest = plan.spec;
+  if (at.decomposed()) {
+    const Decomposition& dec = at.group().decomposition();
+    largest = at.ranks.domain.spec;
+    for (int r = 0; r < dec.ranks(); ++r) {
+      const StepSpec l = local_spec(plan.spec, dec.subdomain(r, plan.spec));
+      if (l.layout.size() > largest.layout.size()) largest = l;
+    }
+  }
+  std::vector<StorageEstimate> opts = estimates(plan, b.device, &largest);
+  std::vector<StorageEstimate> usable = opts;
+  if (at.decomposed())
+    usable.erase(
+        std::remove_if(usable.begin(), usable.end(),
+                       [](const StorageEstimate& o) { return o.kind == StorageKind::kBoundary; }),
+        usable.end());
+  StorageEstimate storage = usable[0];
+  if (lead) {
+    if (mc.storage == StorageKind::kAuto) {
+      storage = choose_storage(usable, b.device, b.host);
+    } else {
+      for (const auto& o : usable)
+        if (o.kind == mc.storage) storage = o;
+      if (storage.device_bytes > b.device || storage.host_bytes > b.host)
+        throw std::runtime_error(std::string("migration.storage = \"") + to_string(mc.storage) +
+                                 "\" needs " + mib(storage.device_bytes) + " of device and " +
+                                 mib(storage.host_bytes) + " of host memory, the budget is " +
+                                 mib(b.device) + " and " + mib(b.host));
+    }
+  }
+  if (at.decomposed()) {  // rank 0's choice for every rank
+    int choice[3] = {static_cast<int>(storage.kind), storage.checkpoints,
+                     static_cast<int>(storage.strips)};
+    for (int& v : choice) at.world.broadcast(v, 0);
+    for (const auto& o : usable)
+      if (static_cast<int>(o.kind) == choice[0]) storage = o;
+    storage.checkpoints = choice[1];
+    storage.strips = static_cast<ArrayKind>(choice[2]);
   }
 
   const std::string dir = config.output.directory;
-  const io::DirectoryLock lock =
-      io::prepare_output_directory(dir, opt.overwrite, input_files(config));
+  io::DirectoryLock lock;
   const std::string image_path = (fs::path(dir) / "image.h5").string();
   std::unique_ptr<io::ImageWriter> writer;
-  if (h5) writer = std::make_unique<io::ImageWriter>(image_path, image_geometry(plan));
+  if (lead) {
+    lock = io::prepare_output_directory(dir, opt.overwrite, input_files(config));
+    if (h5) writer = std::make_unique<io::ImageWriter>(image_path, image_geometry(plan));
+  }
   std::vector<std::string> outputs;
   const std::string producer = "seisfd " + seisfd_version() + " migrate";
   // image_<name>.sgy per condition and for the illumination (docs/outputs.md §8).
@@ -330,17 +481,26 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   nlohmann::json shots = nlohmann::json::array();
   const int n = static_cast<int>(survey.shots.size());
   for (int k = 0; k < n; ++k) {
-    if (opt.stop && opt.stop->load()) throw Interrupted(k);
+    if (at.stop(opt)) throw Interrupted(k);
     const Shot& shot = survey.shots[k];
     const auto t0 = std::chrono::steady_clock::now();
-    const ShotOperator op = shot_operator(plan, shot);
+    const ShotOperator op = shot_operator(plan, shot, at);
     std::vector<double> data = observed_traces(reader.read_shot(shot.index), shot, plan, reader);
     if (mc.direct_arrival == DirectArrival::kMute)
       mute(data, shot, plan, v_mute, mc.mute_time, mc.mute_taper);
     clock.mark("data");
     if (mc.direct_arrival == DirectArrival::kModel) {
-      const auto model = apply_forward(e, op.sources, op.wavelet, op.receivers, op.nt);
+      std::vector<double> model = merged_traces(
+          at, op, shot, apply_forward(e, op.sources, op.wavelet, op.receivers, op.nt, op.exchange));
+      if (at.decomposed()) at.world.broadcast(model, 0);
       for (size_t i = 0; i < data.size(); ++i) data[i] -= model[i];
+    }
+    if (at.decomposed()) {  // the rows of the rank's own receivers, in their order
+      const size_t nt = static_cast<size_t>(op.nt);
+      std::vector<double> mine(op.receivers.id.size() * nt);
+      for (size_t r = 0; r < op.receivers.id.size(); ++r)
+        std::copy_n(data.begin() + op.receivers.id[r] * nt, nt, mine.begin() + r * nt);
+      data = std::move(mine);
     }
     ShotImages im{cc.get(), il.get(), zl.get()};
     MigrationTimes times;
@@ -348,7 +508,9 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     clock.mark("shots");
     const double sec = seconds_since(t0);
     if (mc.shot_images) {
-      const auto c = layout_to_physical(plan.grid, cc->download());
+      const std::vector<double> stack = global_cells(at, cc->download());
+      if (!lead) continue;
+      const auto c = layout_to_physical(plan.grid, stack);
       std::vector<float> cf(nphys);
       for (size_t j = 0; j < nphys; ++j) cf[j] = static_cast<float>(c[j] - before[j]);
       before = c;
@@ -356,6 +518,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     }
     s.seconds += sec;
     s.steps += store->forward_steps() + (plan.nt - 1);
+    if (!lead) continue;
     shots.push_back({{"shot", shot.index},
                      {"seconds", sec},
                      {"forward_seconds", times.forward},
@@ -371,9 +534,19 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   const int nz = plan.grid.physical_size(0), ny = plan.grid.physical_size(1),
             nx = plan.grid.physical_size(2);
   const double h[3] = {plan.grid.spacing(0), plan.grid.spacing(1), plan.grid.spacing(2)};
-  const auto stack_cc = layout_to_physical(plan.grid, cc->download());
-  const auto stack_il = layout_to_physical(plan.grid, il->download());
-  const auto stack_zl = layout_to_physical(plan.grid, zl->download());
+  const auto cc_all = global_cells(at, cc->download());
+  const auto il_all = global_cells(at, il->download());
+  const auto zl_all = global_cells(at, zl->download());
+  s.backend = to_string(ec.backend);
+  s.device = ec.device;
+  s.kernel = e.name();
+  s.shots = n;
+  s.directory = dir;
+  s.reports = lead;
+  if (!lead) return s;
+  const auto stack_cc = layout_to_physical(plan.grid, cc_all);
+  const auto stack_il = layout_to_physical(plan.grid, il_all);
+  const auto stack_zl = layout_to_physical(plan.grid, zl_all);
   const std::vector<float> cc_f(stack_cc.begin(), stack_cc.end()),
       il_f(stack_il.begin(), stack_il.end()), zl_f(stack_zl.begin(), stack_zl.end());
   const double il_max = *std::max_element(il_f.begin(), il_f.end());
@@ -409,14 +582,10 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   if (config.output.model)
     for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
 
-  s.backend = to_string(ec.backend);
-  s.device = ec.device;
-  s.kernel = e.name();
-  s.shots = n;
-  s.directory = dir;
   s.gcells_per_s =
       s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
   nlohmann::json rep = report_base(plan, s.backend, s.device, e);
+  report_ranks(rep, at);
   nlohmann::json est = nlohmann::json::array();
   for (const auto& o : opts)
     est.push_back({{"storage", to_string(o.kind)},

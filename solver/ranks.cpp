@@ -93,4 +93,51 @@ void ShotGroup::gather_box(const Propagation& p, const int lo[3], const int hi[3
   }
 }
 
+std::vector<double> ShotGroup::gather_cells(const std::vector<double>& local) const {
+  constexpr int kTag = 7101;
+  const Layout& gl = global_.layout;
+  // The rows of rank r's out box in its own layout (send) or in the global one (place).
+  const auto rows = [&](const Subdomain& s, const auto& row) {
+    const int len = s.out_hi(2) - s.out_lo(2);
+    for (int z = s.out_lo(0); z < s.out_hi(0); ++z)
+      for (int y = s.out_lo(1); y < s.out_hi(1); ++y) row(z, y, len);
+  };
+  const auto box_cells = [](const Subdomain& s) {
+    size_t n = 1;
+    for (int a = 0; a < 3; ++a) n *= static_cast<size_t>(s.out_hi(a) - s.out_lo(a));
+    return n;
+  };
+  const Subdomain& me = dom_.sub;
+  const Layout& ll = dom_.spec.layout;
+  const auto local_at = [&](int z, int y) {
+    return ll.idx(z - me.layout_lo[0], y - me.layout_lo[1], me.out_lo(2) - me.layout_lo[2]);
+  };
+  if (!comm_.root()) {
+    std::vector<double> piece;
+    piece.reserve(box_cells(me));
+    rows(me, [&](int z, int y, int len) {
+      piece.insert(piece.end(), local.begin() + local_at(z, y),
+                   local.begin() + local_at(z, y) + len);
+    });
+    comm_.send(piece.data(), piece.size() * sizeof(double), 0, kTag);
+    return {};
+  }
+  std::vector<double> out(static_cast<size_t>(gl.size()), 0.0);
+  rows(me, [&](int z, int y, int len) {
+    std::copy_n(local.begin() + local_at(z, y), len, out.begin() + gl.idx(z, y, me.out_lo(2)));
+  });
+  std::vector<double> piece;
+  for (int r = 1; r < comm_.size(); ++r) {
+    const Subdomain s = dec_.subdomain(r, global_);
+    piece.resize(box_cells(s));
+    comm_.recv(piece.data(), piece.size() * sizeof(double), r, kTag);
+    size_t at = 0;
+    rows(s, [&](int z, int y, int len) {
+      std::copy_n(piece.begin() + at, len, out.begin() + gl.idx(z, y, s.out_lo(2)));
+      at += len;
+    });
+  }
+  return out;
+}
+
 }  // namespace seisfd

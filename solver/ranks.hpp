@@ -34,6 +34,11 @@ class ShotGroup {
   void gather_box(const Propagation& p, const int lo[3], const int hi[3], const int dec[3],
                   std::vector<float>& out) const;
 
+  // A per-cell array of this rank's layout (as CellArray::download gives it: an image, a
+  // stack) assembled into the global layout on the group's rank 0, each rank's `out` box of it
+  // (cells outside every box, the grid's padding, zero); empty on the other ranks.
+  std::vector<double> gather_cells(const std::vector<double>& local) const;
+
  private:
   parallel::Comm comm_;
   Decomposition dec_;

@@ -7,7 +7,13 @@ cell is updated by the same operations in the same order whatever rank owns it),
 the largest value for the traces (a receiver whose interpolation weights fall on two ranks is
 summed in another order). Usage:
 
-  decomposed_equal.py SEISFD MPIRUN H5_COMPARE [--backend cpu|cuda] [--exchange E] CASE DECOMP...
+  decomposed_equal.py SEISFD MPIRUN H5_COMPARE [--backend cpu|cuda] [--exchange E]
+                      [--command COMMAND] CASE DECOMPOSITION...
+
+COMMAND is run (the default), born (the scattered data of the built-in reflectors: gathers.h5
+compared) or migrate:STORAGE[:model] (the migration, with that source-wavefield storage, of
+the data a run of one rank recorded: image.h5 compared, bit for bit; with ":model" the direct
+arrival modelled over the ranks and subtracted, and per-shot images, within 1e-6).
 
 each decomposition "pz,py,px" or "auto:N", or "groups:G:N" (N ranks in G shot groups, each
 decomposed "auto"; the case "shots" has five shots with receivers moving with them). With --backend cuda the ranks share the machine's
@@ -51,7 +57,7 @@ type = "{boundary}"
 {width}free_surface = {fs}
 [kernel]
 precision = "{precision}"
-[output]
+{command}[output]
 directory = "{out}"
 [output.snapshots]
 interval = 0.05
@@ -77,9 +83,25 @@ receivers = "moving"
 """
 
 
-def config(case, out):
+def command_section(command, data):
+    """The config section of COMMAND (see the usage)."""
+    if command == "born":
+        return '[born]\nperturbation = "reflectors"\ncontrast = 0.2\n'
+    if command.startswith("migrate:"):
+        parts = command.split(":")
+        # checkpoint: a budget of a few states, so that segments are recomputed.
+        budget = 0.01 if parts[1] == "checkpoint" else 0.5
+        s = (f'[migration]\ndata = "{data}"\nsmoothing = 20.0\nstorage = "{parts[1]}"\n'
+             f'memory_budget = {budget}\n')
+        if len(parts) > 2 and parts[2] == "model":
+            s += 'direct_arrival = "model"\nshot_images = true\n'
+        return s
+    return ""
+
+
+def config(case, out, command="run", data=""):
     c = dict(precision="fp32", order=8, source="position = [160.0, 150.0, 100.0]\n", shots="",
-             rx="0.0", rx_end="320.0")
+             rx="0.0", rx_end="320.0", command=command_section(command, data))
     c.update(CASES[case])
     if case == "shots":  # receivers as offsets from each shot
         c.update(source="", shots=SHOTS, rx="-60.0", rx_end="100.0")
@@ -92,9 +114,9 @@ def config(case, out):
     return CONFIG.format(aniso=aniso, out=out, width=width, **c)
 
 
-def compare(h5_compare, ref_dir, dir_, label, tolerance):
+def compare(h5_compare, ref_dir, dir_, label, tolerance, names):
     failures = []
-    for name in ("gathers.h5", "snapshots.h5"):
+    for name in names:
         r = subprocess.run([h5_compare, os.path.join(ref_dir, name), os.path.join(dir_, name),
                             str(tolerance), str(max(tolerance, 1e-6))],
                            capture_output=True, text=True)
@@ -109,14 +131,19 @@ def compare(h5_compare, ref_dir, dir_, label, tolerance):
 def main():
     args = sys.argv[1:]
     seisfd, mpirun, h5_compare = args[0], args[1], args[2]
-    backend, exchange = "cpu", "auto"
+    backend, exchange, command = "cpu", "auto", "run"
     while args[3].startswith("--"):
         if args[3] == "--backend":
             backend = args[4]
         elif args[3] == "--exchange":
             exchange = args[4]
+        elif args[3] == "--command":
+            command = args[4]
         args = args[:3] + args[5:]
     case, decompositions = args[3], args[4:]
+    verb = command.split(":")[0]
+    names = {"run": ("gathers.h5", "snapshots.h5"), "born": ("gathers.h5",),
+             "migrate": ("image.h5",)}[verb]
     env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     tolerance = 0.0
@@ -129,18 +156,29 @@ def main():
                 return 1
             print("SKIPPED: no CUDA device")
             return 77
+    if command.endswith(":model"):
+        tolerance = max(tolerance, 1e-6)
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         ref = os.path.join(tmp, "one")
         cfg = os.path.join(tmp, "case.toml")
+        data = ""
+        if verb == "migrate":  # the observed data: a run of one rank
+            data = os.path.join(tmp, "data")
+            with open(cfg, "w") as f:
+                f.write(config(case, data))
+            subprocess.run([seisfd, "run", cfg, "-q", "--backend", backend], check=True, env=env)
+            data = os.path.join(data, "gathers.h5")
         with open(cfg, "w") as f:
-            f.write(config(case, ref))
-        subprocess.run([seisfd, "run", cfg, "-q", "--backend", backend], check=True, env=env)
-        # The reference recorded a wave: a comparison of zeros would prove nothing.
-        peaks = subprocess.run([h5_compare, os.path.join(ref, "gathers.h5"),
-                                os.path.join(ref, "gathers.h5"), "0"],
+            f.write(config(case, ref, command, data))
+        subprocess.run([seisfd, verb, cfg, "-q", "--backend", backend], check=True, env=env)
+        # The reference recorded a wave, or made an image: a comparison of zeros would prove
+        # nothing.
+        peaks = subprocess.run([h5_compare, os.path.join(ref, names[0]),
+                                os.path.join(ref, names[0]), "0"],
                                capture_output=True, text=True).stdout
-        assert "of the peak 0.000e+00" not in peaks and "/p:" in peaks, peaks
+        assert "of the peak 0.000e+00" not in peaks, peaks
+        assert ("/p:" in peaks) if verb != "migrate" else ("image/crosscorrelation:" in peaks), peaks
         for d in decompositions:
             groups = 1
             if d.startswith("auto:"):
@@ -152,7 +190,7 @@ def main():
                 dims = [int(v) for v in d.split(",")]
                 n, value = dims[0] * dims[1] * dims[2], "[" + d + "]"
             out = os.path.join(tmp, "n" + d.replace(",", "_").replace(":", "_"))
-            cmd = [mpirun, "--oversubscribe", "-np", str(n), seisfd, "run", cfg, "-q",
+            cmd = [mpirun, "--oversubscribe", "-np", str(n), seisfd, verb, cfg, "-q",
                    "--backend", backend,
                    "--set", f'output.directory="{out}"', "--set", f"parallel.decomposition={value}",
                    "--set", f"parallel.shot_groups={groups}",
@@ -161,8 +199,8 @@ def main():
             if r.returncode != 0:
                 failures.append(f"{case} {d}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
                 continue
-            failures += compare(h5_compare, ref, out, f"{case} {d}", tolerance)
-            print(f"{case} {d}: compared")
+            failures += compare(h5_compare, ref, out, f"{command} {case} {d}", tolerance, names)
+            print(f"{command} {case} {d}: compared")
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0

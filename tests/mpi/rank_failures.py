@@ -5,6 +5,8 @@
 
 - a decomposition thinner than the halo, and shot groups that do not divide the ranks: a
   one-line config error naming the key, exit 2, from every launch;
+- what born and migrate refuse over ranks (several shot groups, the peer exchange, the
+  boundary storage, an anisotropic migration): the same, before any file is written;
 - a rank killed (SIGKILL) in the middle of a run: every rank is gone within the timeout, the
   launch exits non-zero, and the output directory holds only *.partial files.
 """
@@ -81,6 +83,34 @@ def main():
                 failures.append(f"{key}: exit {r.returncode}, errors {lines}")
             else:
                 print(f"{key}: exit 2, {lines[0]}")
+
+        # born and migrate: what they refuse over ranks.
+        data = os.path.join(tmp, "data")
+        subprocess.run([seisfd, "run", cfg, "-q", "--set", f'output.directory="{data}"'],
+                       env=env, check=True)
+        refused = os.path.join(tmp, "refused")
+        rtm = ["--set", f'migration.data="{data}/gathers.h5"', "--set",
+               f'output.directory="{refused}"']
+        aniso = ["--set", 'physics.equation="vti"', "--set", "model.epsilon=0.1", "--set",
+                 "model.delta=0.05"]
+        for verb, extra, key in (("born", ["--set", "parallel.shot_groups=2"],
+                                  "parallel.shot_groups"),
+                                 ("migrate", ["--set", "parallel.shot_groups=4"],
+                                  "parallel.shot_groups"),
+                                 ("born", ["--set", 'parallel.exchange="peer"'],
+                                  "parallel.exchange"),
+                                 ("migrate", ["--set", 'migration.storage="boundary"'],
+                                  "migration.storage"),
+                                 ("migrate", aniso, "physics.equation")):
+            cmd = [mpirun, "--oversubscribe", "-np", "4", seisfd, verb, cfg, "-q"] + rtm + extra
+            r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
+            lines = [l for l in r.stderr.splitlines() if l.startswith("seisfd: error:")]
+            if r.returncode != 2 or len(lines) != 1 or key not in lines[0]:
+                failures.append(f"{verb} {key}: exit {r.returncode}, errors {lines}")
+            elif os.path.exists(refused):
+                failures.append(f"{verb} {key}: refused, but wrote {os.listdir(refused)}")
+            else:
+                print(f"{verb} {key}: exit 2, {lines[0]}")
 
         # A rank killed mid-run.
         with open(cfg, "w") as f:
