@@ -153,16 +153,6 @@ int guarded_rank(F&& f) {
   }
 }
 
-// Commands that do not split their work among the ranks of a launch yet refuse one of several
-// (each rank would otherwise run the whole job into the same files).
-void require_one_rank(const char* command) {
-  const int ranks = parallel::Comm::world().size();
-  if (ranks > 1)
-    throw ConfigError("parallel", std::string("seisfd ") + command +
-                                      " does not run over several ranks yet (this launch has " +
-                                      std::to_string(ranks) + "); run it without mpirun");
-}
-
 }  // namespace
 
 RunOptions run_options(const RunArgs& a) {
@@ -181,9 +171,8 @@ RunOptions run_options(const RunArgs& a) {
 int cmd_born(const RunArgs& a) {
   return guarded([&] {
     const RunConfig& c = load(a);
-    require_one_rank("born");
     const RunSummary s = execute_born(c, run_options(a));
-    if (!a.quiet)
+    if (!a.quiet && s.reports)
       std::fprintf(
           stderr,
           "seisfd: Born modelling of %d shots in %.2f s on %s (%s, %s). Scattered data "
@@ -198,9 +187,8 @@ int cmd_born(const RunArgs& a) {
 int cmd_migrate(const RunArgs& a) {
   return guarded([&] {
     const RunConfig& c = load(a);
-    require_one_rank("migrate");
     const RunSummary s = execute_migrate(c, run_options(a));
-    if (!a.quiet)
+    if (!a.quiet && s.reports)
       std::fprintf(
           stderr,
           "seisfd: migrated %d shots in %.2f s on %s (%s, %s): %.3f Gcells/s. Image in "
