@@ -358,12 +358,6 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   const bool lead = at.writer();
   if (lead)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
-  if (at.decomposed() && mc.storage == StorageKind::kBoundary)
-    throw ConfigError("migration.storage",
-                      "\"boundary\" is not available in a launch of several ranks (its "
-                      "reconstruction is not decomposed): use \"store\", \"host\", "
-                      "\"checkpoint\" or \"auto\"",
-                      config.source_path);
   // The CPU engine's anisotropic adjoint forms E p + D q and D p + q over its updated cells
   // only, so the stencils near a cut would read zeros where the neighbour's cells are.
   if (at.decomposed() && config.physics.equation != Physics::kAcoustic)
@@ -406,7 +400,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   const ImagingSteps steps{plan.nt, imaging_interval(plan)};
   const Budgets b = budgets(plan, ec.backend, at.decomposed() ? at.ranks.ranks_on_node : 1);
   // A decomposed run: every rank keeps what the largest part needs (migration.memory_budget
-  // is each rank's); rank 0 chooses for all (the boundary reconstruction is not decomposed).
+  // is each rank's; boundary: as if it kept every strip); rank 0 chooses for all.
   StepSpec largest = plan.spec;
   if (at.decomposed()) {
     const Decomposition& dec = at.group().decomposition();
@@ -416,19 +410,13 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
       if (l.layout.size() > largest.layout.size()) largest = l;
     }
   }
-  std::vector<StorageEstimate> opts = estimates(plan, b.device, &largest);
-  std::vector<StorageEstimate> usable = opts;
-  if (at.decomposed())
-    usable.erase(
-        std::remove_if(usable.begin(), usable.end(),
-                       [](const StorageEstimate& o) { return o.kind == StorageKind::kBoundary; }),
-        usable.end());
-  StorageEstimate storage = usable[0];
+  const std::vector<StorageEstimate> opts = estimates(plan, b.device, &largest);
+  StorageEstimate storage = opts[0];
   if (lead) {
     if (mc.storage == StorageKind::kAuto) {
-      storage = choose_storage(usable, b.device, b.host);
+      storage = choose_storage(opts, b.device, b.host);
     } else {
-      for (const auto& o : usable)
+      for (const auto& o : opts)
         if (o.kind == mc.storage) storage = o;
       if (storage.device_bytes > b.device || storage.host_bytes > b.host)
         throw std::runtime_error(std::string("migration.storage = \"") + to_string(mc.storage) +
@@ -441,7 +429,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     int choice[3] = {static_cast<int>(storage.kind), storage.checkpoints,
                      static_cast<int>(storage.strips)};
     for (int& v : choice) at.world.broadcast(v, 0);
-    for (const auto& o : usable)
+    for (const auto& o : opts)
       if (static_cast<int>(o.kind) == choice[0]) storage = o;
     storage.checkpoints = choice[1];
     storage.strips = static_cast<ArrayKind>(choice[2]);
@@ -473,8 +461,10 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   for (auto* a : {cc.get(), il.get(), zl.get()}) a->zero();
   std::vector<double> before(mc.shot_images ? nphys : 0, 0.0);
   // One storage for every shot: what it allocates at the first it reuses.
+  StorageRanks storage_ranks;
+  if (at.decomposed()) storage_ranks = {at.ranks.domain.sub, at.exchange.get()};
   auto store = make_storage(choice_of(storage, mc.store_precision), e, steps, physical_box(plan),
-                            plan.grid.radius());
+                            plan.grid.radius(), at.decomposed() ? &storage_ranks : nullptr);
   clock.mark("storage");
   const double v_mute = mc.mute_velocity > 0 ? mc.mute_velocity : plan.model.vmin;
   RunSummary s;

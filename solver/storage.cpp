@@ -103,7 +103,8 @@ class KeepLevels final : public SourceStorage {
 // and read where the engine computes: no step waits for a copy.
 class Boundary final : public SourceStorage {
  public:
-  Boundary(Engine& e, const ImagingSteps& steps, const Box& region, int radius, ArrayKind where)
+  Boundary(Engine& e, const ImagingSteps& steps, const Box& region, int radius, ArrayKind where,
+           const StorageRanks* ranks)
       : e_(e), steps_(steps), strips_(edge_strips(region, radius)), inner_(region) {
     for (int a = 0; a < 3; ++a) {
       inner_.lo[a] += radius;
@@ -113,11 +114,13 @@ class Boundary final : public SourceStorage {
             "migration.storage = \"boundary\": the region free of "
             "absorbing layers is thinner than two halos");
     }
+    if (ranks) localize(ranks->sub);
     for (const Box& b : strips_) strip_cells_ += b.cells();
     const int nf = fields_of(e);
     saved_ = e.make_array(where, strip_cells_ * nf * steps.nt);
     reverse_ = std::make_unique<Propagation>(e, Direction::kForward);
     reverse_->set_region(&inner_);
+    if (ranks) reverse_->set_exchange(ranks->exchange);
     for (int f = 0; f < nf; ++f) out_.push_back(e.make_array(ArrayKind::kDevice));
     swap_ = e.make_array(ArrayKind::kDevice);
   }
@@ -170,6 +173,25 @@ class Boundary final : public SourceStorage {
  private:
   int64_t at(int n, int f) const {
     return (static_cast<int64_t>(n) * fields_of(e_) + f) * strip_cells_;
+  }
+  // The global inner box and strips to a rank's layout: the inner cells it updates, the strips'
+  // cells anywhere in its layout (empty pieces dropped).
+  void localize(const Subdomain& d) {
+    const auto clip = [&](Box b, const std::array<int, 3>& lo, const std::array<int, 3>& hi) {
+      for (int a = 0; a < 3; ++a) {
+        b.lo[a] = std::max(b.lo[a], lo[a]) - d.layout_lo[a];
+        b.hi[a] = std::min(b.hi[a], hi[a]) - d.layout_lo[a];
+        if (b.hi[a] < b.lo[a]) b.hi[a] = b.lo[a];
+      }
+      return b;
+    };
+    inner_ = clip(inner_, d.lo, d.hi);
+    std::vector<Box> mine;
+    for (const Box& b : strips_) {
+      const Box c = clip(b, d.layout_lo, d.layout_hi);
+      if (c.cells() > 0) mine.push_back(c);
+    }
+    strips_ = std::move(mine);
   }
   // A level of the reverse state: a view of it where the engine gives one (valid until the
   // next recall steps the state), else a copy.
@@ -334,7 +356,7 @@ StorageEstimate choose_storage(const std::vector<StorageEstimate>& options, doub
 
 std::unique_ptr<SourceStorage> make_storage(const StorageChoice& c, Engine& engine,
                                             const ImagingSteps& steps, const Box& region,
-                                            int radius) {
+                                            int radius, const StorageRanks* ranks) {
   switch (c.kind) {
     case StorageKind::kStore:
       return std::make_unique<KeepLevels>(
@@ -344,7 +366,7 @@ std::unique_ptr<SourceStorage> make_storage(const StorageChoice& c, Engine& engi
     case StorageKind::kHost:
       return std::make_unique<KeepLevels>(engine, steps, ArrayKind::kHost, StorageKind::kHost);
     case StorageKind::kBoundary:
-      return std::make_unique<Boundary>(engine, steps, region, radius, c.strips);
+      return std::make_unique<Boundary>(engine, steps, region, radius, c.strips, ranks);
     case StorageKind::kCheckpoint:
       return std::make_unique<Checkpoints>(engine, steps, c.checkpoints);
     case StorageKind::kAuto:

@@ -9,6 +9,7 @@
 
 #include "kernels/propagation.hpp"
 #include "solver/config.hpp"
+#include "solver/grid.hpp"
 
 namespace seisfd {
 
@@ -73,11 +74,22 @@ inline StorageChoice choice_of(const StorageEstimate& e, StorePrecision precisio
   return {e.kind, precision, e.checkpoints, e.strips};
 }
 
+// A decomposed run (docs/parallel.md): the rank's part of the grid and the exchange that fills
+// its halo after each step.
+struct StorageRanks {
+  Subdomain sub;
+  HaloExchange* exchange = nullptr;
+};
+
 // `region`: the box kept free of absorbing layers where the boundary strategy reconstructs the
-// field (its edge strips of width `radius` are saved).
+// field (its edge strips of width `radius` are saved), in global computational indices. With
+// `ranks` the engine computes one rank's part: the boundary strategy reconstructs the rank's
+// cells of the region, its halo exchanged after each reverse step, and keeps the strips where
+// they cross the rank's layout (its halo included, so that the cells its neighbours' strips
+// hold are restored there too).
 std::unique_ptr<SourceStorage> make_storage(const StorageChoice& choice, Engine& engine,
                                             const ImagingSteps& steps, const Box& region,
-                                            int radius);
+                                            int radius, const StorageRanks* ranks = nullptr);
 
 // Binomial checkpointing (Griewank's revolve bound): beta(s, t) = C(s + t, s), the most steps
 // that s checkpoints reverse with t forward sweeps.

@@ -5,8 +5,8 @@
 
 - a decomposition thinner than the halo, and shot groups that do not divide the ranks: a
   one-line config error naming the key, exit 2, from every launch;
-- what born and migrate refuse over ranks (several shot groups, the peer exchange, the
-  boundary storage, an anisotropic migration): the same, before any file is written;
+- what born and migrate refuse over ranks (several shot groups, the peer exchange, an
+  anisotropic migration): the same, before any file is written;
 - a rank killed (SIGKILL) in the middle of a run: every rank is gone within the timeout, the
   launch exits non-zero, and the output directory holds only *.partial files.
 """
@@ -99,8 +99,7 @@ def main():
                                   "parallel.shot_groups"),
                                  ("born", ["--set", 'parallel.exchange="peer"'],
                                   "parallel.exchange"),
-                                 ("migrate", ["--set", 'migration.storage="boundary"'],
-                                  "migration.storage"),
+
                                  ("migrate", aniso, "physics.equation")):
             cmd = [mpirun, "--oversubscribe", "-np", "4", seisfd, verb, cfg, "-q"] + rtm + extra
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
