@@ -99,7 +99,6 @@ def main():
                                   "parallel.shot_groups"),
                                  ("born", ["--set", 'parallel.exchange="peer"'],
                                   "parallel.exchange"),
-
                                  ("migrate", aniso, "physics.equation")):
             cmd = [mpirun, "--oversubscribe", "-np", "4", seisfd, verb, cfg, "-q"] + rtm + extra
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
