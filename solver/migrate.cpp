@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 
 #include "io/error.hpp"
@@ -53,20 +55,29 @@ int imaging_interval(const RunPlan& p) {
 }
 
 // Where born and migrate run (docs/migration.md §6): on one rank, or on the ranks of an MPI
-// launch as one shot group that decomposes the grid; rank 0 of the launch writes every file.
+// launch in shot groups (run_shots), each decomposing the grid among its ranks; rank 0 of the
+// launch writes every file.
 struct Placement {
   parallel::Comm world;
   RankLayout ranks;
   std::unique_ptr<HaloExchange> exchange;  // connect(): the group's, over the rank's engine
 
-  bool decomposed() const { return world.size() > 1; }
+  bool launch() const { return world.size() > 1; }  // several ranks
+  bool decomposed() const { return launch() && ranks.group_size > 1; }
   bool writer() const { return world.root(); }
   const RankDomain* domain() const { return decomposed() ? &ranks.domain : nullptr; }
   const ShotGroup& group() const { return *ranks.group; }
-  // The stop flag as every rank sees it (one decision for all).
+  // The stop flag as every rank of the group sees it (one decision for all).
   bool stop(const RunOptions& opt) const {
     const bool mine = opt.stop && opt.stop->load();
-    return decomposed() ? world.any(mine) : mine;
+    return launch() ? group().comm().any(mine) : mine;
+  }
+  // Every shot through run(k) (on the ranks of its group) and take(k, what run returned on the
+  // group's rank 0) on the writer, in the order they finish.
+  void shots(int n, const std::function<std::vector<double>(int)>& run,
+             const std::function<void(int, std::vector<double>)>& take) {
+    if (launch()) return run_shots(world, ranks, n, run, take);
+    for (int k = 0; k < n; ++k) take(k, run(k));
   }
   // The halo exchange over the rank's engine: host-staged through MPI (the operators make new
   // states for every shot, which the peer exchange would map anew each time).
@@ -76,12 +87,13 @@ struct Placement {
   }
 };
 
-Placement place(const RunPlan& plan, Backend backend, const char* command) {
+// `groups`: the command runs several shot groups (else it refuses them).
+Placement place(const RunPlan& plan, Backend backend, const char* command, bool groups) {
   Placement p;
   p.world = parallel::Comm::world();
-  if (!p.decomposed()) return p;
+  if (!p.launch()) return p;
   const RunConfig& c = plan.config;
-  if (c.parallel.shot_groups != 1)
+  if (c.parallel.shot_groups != 1 && !groups)
     throw ConfigError("parallel.shot_groups",
                       std::string("seisfd ") + command +
                           " runs over ranks as one shot group decomposing the grid: set it to 1",
@@ -252,7 +264,7 @@ std::string describe_migration(const RunPlan& p, Backend backend) {
 
 RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
   RunPlan plan = make_plan(config);
-  Placement at = place(plan, opt.backend, "born");
+  Placement at = place(plan, opt.backend, "born", true);
   const bool writer = at.writer();
   if (writer)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
@@ -291,23 +303,41 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
   s.reports = writer;
   nlohmann::json shots = nlohmann::json::array();
   const int n = static_cast<int>(survey.shots.size());
-  for (int k = 0; k < n; ++k) {
+  // A shot on the ranks of its group: its seconds, then its traces (on the group's rank 0).
+  const auto born_shot = [&](int k) {
     if (at.stop(opt)) throw Interrupted(k);
     const Shot& shot = survey.shots[k];
     const auto t0 = std::chrono::steady_clock::now();
     const ShotOperator op = shot_operator(plan, shot, at);
-    const auto traces = merged_traces(at, op, shot, born(e, op, *dm_array));
+    std::vector<double> m = merged_traces(at, op, shot, born(e, op, *dm_array));
     e.synchronize();
-    const double sec = seconds_since(t0);
-    s.seconds += sec;
-    s.steps += 2 * (plan.nt - 1);
-    if (!writer) continue;
-    write_gathers(gw.get(), sgw.get(), plan, shot, traces);
-    shots.push_back({{"shot", shot.index}, {"seconds", sec}});
-    if (!opt.quiet)
-      std::fprintf(stderr, "seisfd: born shot %d/%d (index %d): %.2f s\n", k + 1, n, shot.index,
-                   sec);
-  }
+    m.insert(m.begin(), seconds_since(t0));
+    return m;
+  };
+  // The writer writes the shots in the survey's order.
+  std::map<int, std::vector<double>> arrived;
+  int written = 0;
+  const auto take = [&](int k, std::vector<double> m) {
+    arrived[k] = std::move(m);
+    for (auto it = arrived.find(written); it != arrived.end(); it = arrived.find(written)) {
+      const Shot& shot = survey.shots[written];
+      const double sec = it->second[0];
+      write_gathers(gw.get(), sgw.get(), plan, shot,
+                    std::vector<double>(it->second.begin() + 1, it->second.end()));
+      s.seconds += sec;
+      s.steps += 2 * (plan.nt - 1);
+      shots.push_back({{"shot", shot.index}, {"seconds", sec}});
+      if (!opt.quiet)
+        std::fprintf(stderr, "seisfd: born shot %d/%d (index %d): %.2f s\n", written + 1, n,
+                     shot.index, sec);
+      arrived.erase(it);
+      ++written;
+    }
+  };
+  const auto t_shots = std::chrono::steady_clock::now();
+  at.shots(n, born_shot, take);
+  // Several groups: the launch's wall time (the shots' own seconds overlap).
+  if (at.launch() && at.ranks.group_size < at.world.size()) s.seconds = seconds_since(t_shots);
   s.backend = to_string(ec.backend);
   s.device = ec.device;
   s.kernel = e.name();
@@ -354,7 +384,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     if (!shots.empty()) config.output.sample_interval = reader.read_shot(shots[0]).dt;
   }
   RunPlan plan = make_plan(config);
-  Placement at = place(plan, opt.backend, "migrate");
+  Placement at = place(plan, opt.backend, "migrate", false);
   const bool lead = at.writer();
   if (lead)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());

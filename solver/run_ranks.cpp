@@ -85,6 +85,50 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   return r;
 }
 
+void run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
+               const std::function<std::vector<double>(int k)>& run,
+               const std::function<void(int k, std::vector<double> message)>& take) {
+  const parallel::Comm& group = ranks.group->comm();
+  const bool writer = world.root(), leader = group.root();
+  parallel::Comm counter = world;
+  if (ranks.group_size < world.size()) counter.make_counter();
+  int taken = 0;
+  // A message: the shot, then what run returned.
+  const auto take_message = [&](std::vector<double> m) {
+    const int k = static_cast<int>(m[0]);
+    m.erase(m.begin());
+    take(k, std::move(m));
+    ++taken;
+  };
+  bool first = true;
+  int next_serial = 0;
+  for (;;) {
+    int k;
+    if (ranks.group_size == world.size()) {
+      k = next_serial++;
+    } else {
+      k = first && ranks.group_index == 0 ? 0 : -1;
+      if (k < 0 && leader) k = static_cast<int>(counter.fetch_add()) + 1;
+      group.broadcast(k, 0);
+    }
+    first = false;
+    if (k >= nshots) break;
+    std::vector<double> m = run(k);
+    if (!leader) continue;
+    m.insert(m.begin(), double(k));
+    if (writer) {
+      take_message(std::move(m));
+      std::vector<double> in;
+      while (world.poll(kShotTag, in)) take_message(std::move(in));
+    } else {
+      world.post(std::move(m), 0, kShotTag);
+    }
+  }
+  if (writer)
+    while (taken < nshots) take_message(world.receive(kShotTag));
+  world.finish_posts();
+}
+
 RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                              parallel::Comm world) {
   PhaseClock clock;
@@ -107,7 +151,6 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   const Survey survey = make_survey(plan);
   RankLayout ranks = make_rank_layout(plan, world, opt.backend);
   const ShotGroup& group = *ranks.group;
-  const bool leader = group.comm().root();
 
   namespace fs = std::filesystem;
   const std::string dir = config.output.directory;
@@ -191,24 +234,9 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
     write_ready();
   };
 
-  // Shot 0 to group 0, then one shot at a time to whichever group asks first.
-  parallel::Comm counter = world;
-  if (ranks.group_size < world.size()) counter.make_counter();
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<float> buf;
-  bool first = true;
-  int next_serial = 0;
-  for (;;) {
-    int k;
-    if (ranks.group_size == world.size()) {
-      k = next_serial++;
-    } else {
-      k = first && ranks.group_index == 0 ? 0 : -1;
-      if (k < 0 && leader) k = static_cast<int>(counter.fetch_add()) + 1;
-      group.comm().broadcast(k, 0);
-    }
-    first = false;
-    if (k >= nshots) break;
+  const auto run_shot = [&](int k) {
     const Shot& shot = survey.shots[k];
     // Snapshots are of shot 0, which group 0 (the writer's) runs.
     lo.snapshot_every = plan.snapshots.enabled && k == 0 ? plan.snapshots.every : 0;
@@ -238,17 +266,10 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                              static_cast<int>(shot.receivers.size()), plan.nt);
     else
       m.traces = std::move(r.traces);
-    if (writer) {
-      take(std::move(m));
-      std::vector<double> in;
-      while (world.poll(kShotTag, in)) take(ShotMessage::unpack(in));
-    } else if (leader) {
-      world.post(m.pack(), 0, kShotTag);
-    }
-  }
-  if (writer)
-    while (finished < nshots) take(ShotMessage::unpack(world.receive(kShotTag)));
-  world.finish_posts();
+    return m.pack();
+  };
+  run_shots(world, ranks, nshots, run_shot,
+            [&](int, std::vector<double> m) { take(ShotMessage::unpack(m)); });
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   clock.mark("shots");
   world.barrier();  // every rank has finished its shots before the files are closed

@@ -1,7 +1,9 @@
 // `seisfd run` over several ranks (docs/parallel.md); execute_run calls it when the launch has
 // more than one.
 #pragma once
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "solver/decomposition.hpp"
 #include "solver/parallel.hpp"
@@ -24,6 +26,15 @@ struct RankLayout {
 };
 // `backend` as make_engine takes it.
 RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Backend backend);
+
+// The shots of a launch over its shot groups: shot 0 to group 0, then one at a time to whichever
+// group asks first (in order where the launch is one group). Every rank of a group calls
+// run(k) for each of its shots; what run returns on the group's rank 0 reaches take(k, ...) on
+// the launch's rank 0, the only rank take is called on, once a shot, in the order they finish.
+// Returns when every shot is taken (rank 0) or handed out (the others).
+void run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
+               const std::function<std::vector<double>(int k)>& run,
+               const std::function<void(int k, std::vector<double> message)>& take);
 
 RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                              parallel::Comm world);
