@@ -119,6 +119,23 @@ std::vector<double> global_cells(const Placement& at, std::vector<double> local)
   return at.decomposed() ? at.group().gather_cells(local) : local;
 }
 
+// The stacks of every shot group's rank 0 (global layout) summed onto the writer, in the groups'
+// order; `v` is left as it was on the other ranks.
+void sum_groups(const Placement& at, std::vector<double>& v) {
+  constexpr int kTag = 7102;
+  const int size = at.ranks.group_size, groups = at.world.size() / size;
+  if (!at.group().comm().root()) return;
+  if (!at.writer()) {
+    at.world.send(v.data(), v.size() * sizeof(double), 0, kTag);
+    return;
+  }
+  std::vector<double> in(v.size());
+  for (int g = 1; g < groups; ++g) {
+    at.world.recv(in.data(), in.size() * sizeof(double), g * size, kTag);
+    for (size_t i = 0; i < v.size(); ++i) v[i] += in[i];
+  }
+}
+
 // A shot's traces ([receivers][nt], the rows of the rank's own points in a decomposed run) on
 // the writer; empty on the other ranks.
 std::vector<double> merged_traces(const Placement& at, const ShotOperator& op, const Shot& shot,
@@ -384,7 +401,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     if (!shots.empty()) config.output.sample_interval = reader.read_shot(shots[0]).dt;
   }
   RunPlan plan = make_plan(config);
-  Placement at = place(plan, opt.backend, "migrate", false);
+  Placement at = place(plan, opt.backend, "migrate", true);
   const bool lead = at.writer();
   if (lead)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
@@ -498,9 +515,12 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   clock.mark("storage");
   const double v_mute = mc.mute_velocity > 0 ? mc.mute_velocity : plan.model.vmin;
   RunSummary s;
-  nlohmann::json shots = nlohmann::json::array();
+  std::map<int, nlohmann::json> shot_reports;  // by position in the survey
   const int n = static_cast<int>(survey.shots.size());
-  for (int k = 0; k < n; ++k) {
+  // A shot on the ranks of its group, stacked into the group's images. What the group's rank 0
+  // reports: seconds, forward and backward seconds, source forward steps, then (with
+  // migration.shot_images) the shot's own cross-correlation image.
+  const auto migrate_shot = [&](int k) {
     if (at.stop(opt)) throw Interrupted(k);
     const Shot& shot = survey.shots[k];
     const auto t0 = std::chrono::steady_clock::now();
@@ -512,7 +532,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     if (mc.direct_arrival == DirectArrival::kModel) {
       std::vector<double> model = merged_traces(
           at, op, shot, apply_forward(e, op.sources, op.wavelet, op.receivers, op.nt, op.exchange));
-      if (at.decomposed()) at.world.broadcast(model, 0);
+      if (at.decomposed()) at.group().comm().broadcast(model, 0);
       for (size_t i = 0; i < data.size(); ++i) data[i] -= model[i];
     }
     if (at.decomposed()) {  // the rows of the rank's own receivers, in their order
@@ -526,37 +546,56 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     MigrationTimes times;
     migrate(e, op, data, *store, steps, im, &times);
     clock.mark("shots");
-    const double sec = seconds_since(t0);
+    std::vector<double> m{seconds_since(t0), times.forward, times.backward,
+                          double(store->forward_steps())};
     if (mc.shot_images) {
       const std::vector<double> stack = global_cells(at, cc->download());
-      if (!lead) continue;
-      const auto c = layout_to_physical(plan.grid, stack);
-      std::vector<float> cf(nphys);
-      for (size_t j = 0; j < nphys; ++j) cf[j] = static_cast<float>(c[j] - before[j]);
-      before = c;
+      if (!stack.empty()) {  // the group's rank 0
+        const auto c = layout_to_physical(plan.grid, stack);
+        for (size_t j = 0; j < nphys; ++j) m.push_back(static_cast<float>(c[j] - before[j]));
+        before = c;
+      }
+    }
+    return m;
+  };
+  int taken = 0;
+  const auto take = [&](int k, std::vector<double> m) {
+    const Shot& shot = survey.shots[k];
+    if (mc.shot_images) {
+      const std::vector<float> cf(m.begin() + 4, m.end());
       writer->write_shot(shot.index, "crosscorrelation", cf.data());
     }
-    s.seconds += sec;
-    s.steps += store->forward_steps() + (plan.nt - 1);
-    if (!lead) continue;
-    shots.push_back({{"shot", shot.index},
-                     {"seconds", sec},
-                     {"forward_seconds", times.forward},
-                     {"backward_seconds", times.backward},
-                     {"source_forward_steps", store->forward_steps()}});
+    s.seconds += m[0];
+    s.steps += static_cast<long long>(m[3]) + (plan.nt - 1);
+    shot_reports[k] = {{"shot", shot.index},
+                       {"seconds", m[0]},
+                       {"forward_seconds", m[1]},
+                       {"backward_seconds", m[2]},
+                       {"source_forward_steps", static_cast<long long>(m[3])}};
     clock.mark("stack");
+    ++taken;
     if (!opt.quiet)
-      std::fprintf(stderr, "seisfd: migrated shot %d/%d (index %d): %.2f s, storage %s\n", k + 1, n,
-                   shot.index, sec, to_string(storage.kind));
-  }
+      std::fprintf(stderr, "seisfd: migrated shot %d/%d (index %d): %.2f s, storage %s\n", taken, n,
+                   shot.index, m[0], to_string(storage.kind));
+  };
+  const auto t_shots = std::chrono::steady_clock::now();
+  at.shots(n, migrate_shot, take);
+  // Several groups: the launch's wall time (the shots' own seconds overlap).
+  const bool groups = at.launch() && at.ranks.group_size < at.world.size();
+  if (groups) s.seconds = seconds_since(t_shots);
+  nlohmann::json shots = nlohmann::json::array();
+  for (auto& [k, r] : shot_reports) shots.push_back(std::move(r));
 
   // The imaging conditions (docs/migration.md §5).
   const int nz = plan.grid.physical_size(0), ny = plan.grid.physical_size(1),
             nx = plan.grid.physical_size(2);
   const double h[3] = {plan.grid.spacing(0), plan.grid.spacing(1), plan.grid.spacing(2)};
-  const auto cc_all = global_cells(at, cc->download());
-  const auto il_all = global_cells(at, il->download());
-  const auto zl_all = global_cells(at, zl->download());
+  // Each group's stacks on its rank 0, then the groups' summed on the writer.
+  auto cc_all = global_cells(at, cc->download());
+  auto il_all = global_cells(at, il->download());
+  auto zl_all = global_cells(at, zl->download());
+  if (groups)
+    for (auto* v : {&cc_all, &il_all, &zl_all}) sum_groups(at, *v);
   s.backend = to_string(ec.backend);
   s.device = ec.device;
   s.kernel = e.name();

@@ -13,7 +13,8 @@ summed in another order). Usage:
 COMMAND is run (the default), born (the scattered data of the built-in reflectors: gathers.h5
 compared) or migrate:STORAGE[:model] (the migration, with that source-wavefield storage, of
 the data a run of one rank recorded: image.h5 compared, bit for bit; with ":model" the direct
-arrival modelled over the ranks and subtracted, and per-shot images, within 1e-6).
+arrival modelled over the ranks and subtracted, and per-shot images, within 1e-6; in several
+shot groups within 1e-6, the groups' stacks being summed in another order).
 
 each decomposition "pz,py,px" or "auto:N", or "groups:G:N" (N ranks in G shot groups, each
 decomposed "auto"; the case "shots" has five shots with receivers moving with them). With --backend cuda the ranks share the machine's
@@ -199,7 +200,9 @@ def main():
             if r.returncode != 0:
                 failures.append(f"{case} {d}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
                 continue
-            failures += compare(h5_compare, ref, out, f"{command} {case} {d}", tolerance, names)
+            # Migrated in several groups: the groups' stacks are summed in another order.
+            tol = max(tolerance, 1e-6) if verb == "migrate" and groups > 1 else tolerance
+            failures += compare(h5_compare, ref, out, f"{command} {case} {d}", tol, names)
             print(f"{command} {case} {d}: compared")
     for f in failures:
         print("FAIL", f)

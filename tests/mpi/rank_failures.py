@@ -5,8 +5,8 @@
 
 - a decomposition thinner than the halo, and shot groups that do not divide the ranks: a
   one-line config error naming the key, exit 2, from every launch;
-- what born and migrate refuse over ranks (migrate in several shot groups, the peer exchange, an
-  anisotropic migration): the same, before any file is written;
+- what born and migrate refuse over ranks (the peer exchange, an anisotropic migration): the
+  same, before any file is written;
 - a rank killed (SIGKILL) in the middle of a run: every rank is gone within the timeout, the
   launch exits non-zero, and the output directory holds only *.partial files.
 """
@@ -93,9 +93,7 @@ def main():
                f'output.directory="{refused}"']
         aniso = ["--set", 'physics.equation="vti"', "--set", "model.epsilon=0.1", "--set",
                  "model.delta=0.05"]
-        for verb, extra, key in (("migrate", ["--set", "parallel.shot_groups=4"],
-                                  "parallel.shot_groups"),
-                                 ("born", ["--set", 'parallel.exchange="peer"'],
+        for verb, extra, key in (("born", ["--set", 'parallel.exchange="peer"'],
                                   "parallel.exchange"),
                                  ("migrate", aniso, "physics.equation")):
             cmd = [mpirun, "--oversubscribe", "-np", "4", seisfd, verb, cfg, "-q"] + rtm + extra
