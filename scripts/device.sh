@@ -82,7 +82,7 @@ build() {
 step_gpu_tests() {
   build
   log "ctest -L gpu (SEISFD_REQUIRE_GPU=1)"
-  SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-330} ctest --test-dir $B -L gpu -j 3 --timeout 300 \
+  SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu -j 4 --timeout 300 \
     --output-on-failure > "$OUT/ctest_gpu.log" 2>&1
   echo "ctest gpu rc=$?" | tee -a "$S"
   grep -E "tests passed|tests failed|Total Test time" "$OUT/ctest_gpu.log" | tee -a "$S"
