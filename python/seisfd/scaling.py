@@ -1,0 +1,259 @@
+"""A performance model of seisfd over many GPUs, calibrated on measured runs.
+
+A step of a decomposed run (docs/parallel.md) costs, on the slowest rank,
+
+    t_step = cells_local / R  +  t_sync  +  sum over axes with neighbours of t_axis
+
+with R the one-GPU kernel rate (Gcells/s, measured), t_sync what stepping one step at a time and
+synchronising costs (measured: a run of several ranks less its compute and exposed exchange), and
+per axis (the exchange goes axis after axis) t_axis = latency + bytes / bandwidth of the slowest
+face of that axis. A face moves halo x (face cells) x fields x 4 bytes each way. Bandwidths
+depend on the link (NVLink inside a node, InfiniBand between nodes; both parameters) and on the
+face's shape: z faces are contiguous planes, y faces contiguous rows, x faces rows of `halo`
+floats, which the current peer path pulls at a fraction of the link's rate (calibrated from the
+measured exposed exchange of an x split). With `overlap`, the exchange hides behind the interior
+and a step costs max(interior, exchange) + the faces' compute instead.
+
+Weak efficiency at P GPUs: t_step(1 GPU, local grid) / t_step(P GPUs, P local grids); strong
+speed-up: t_step(1 GPU, grid) / t_step(P GPUs, same grid). The decomposition of P ranks is the
+one with the smallest predicted step (ranks x-fastest, gpus_per_node consecutive ranks a node).
+"""
+import argparse
+import csv
+import itertools
+import math
+import sys
+
+HALO_FIELDS = {"acoustic": 1, "vti": 2, "tti": 2}
+
+
+class Machine:
+    """Link parameters (GB/s each way, microseconds) and the calibration of one physics."""
+
+    def __init__(self, nvlink_gbs=450.0, ib_gbs=50.0, nvlink_latency_us=10.0, ib_latency_us=5.0,
+                 gpus_per_node=8, x_face_fraction=1.0, sync_us=0.0, overlap=False):
+        self.nvlink_gbs = nvlink_gbs
+        self.ib_gbs = ib_gbs
+        self.nvlink_latency_us = nvlink_latency_us
+        self.ib_latency_us = ib_latency_us
+        self.gpus_per_node = gpus_per_node
+        self.x_face_fraction = x_face_fraction  # of the link rate an x face reaches
+        self.sync_us = sync_us
+        self.overlap = overlap
+
+    def describe(self):
+        return (f"NVLink {self.nvlink_gbs:g} GB/s + {self.nvlink_latency_us:g} us, InfiniBand "
+                f"{self.ib_gbs:g} GB/s + {self.ib_latency_us:g} us per GPU, {self.gpus_per_node} "
+                f"GPUs a node, x faces at {self.x_face_fraction:.3f} of the link rate, "
+                f"{self.sync_us:.0f} us a step of synchronisation, "
+                f"{'exchange overlapped with the interior' if self.overlap else 'no overlap'}")
+
+
+def splits(n, p):
+    """Sizes of n cells cut into p parts as evenly as possible."""
+    return [(n * (k + 1)) // p - (n * k) // p for k in range(p)]
+
+
+def factorisations(p):
+    for pz in range(1, p + 1):
+        if p % pz:
+            continue
+        for py in range(1, p // pz + 1):
+            if (p // pz) % py:
+                continue
+            yield (pz, py, p // (pz * py))
+
+
+def crosses_nodes(dims, a, gpus_per_node):
+    """Whether some face of axis a joins ranks of two nodes (ranks numbered x fastest,
+    gpus_per_node consecutive ranks a node)."""
+    stride = (dims[1] * dims[2], dims[2], 1)[a]
+    for r in range(dims[0] * dims[1] * dims[2]):
+        c = (r // (dims[1] * dims[2]), (r // dims[2]) % dims[1], r % dims[2])
+        if c[a] + 1 < dims[a] and r // gpus_per_node != (r + stride) // gpus_per_node:
+            return True
+    return False
+
+
+def step_time(grid, dims, rate_gcells, physics, order, m):
+    """Predicted seconds a step on the slowest rank, or None when a part is thinner than the halo."""
+    halo = order // 2
+    fields = HALO_FIELDS[physics]
+    parts = [splits(grid[a], dims[a]) for a in range(3)]
+    if any(min(parts[a]) < halo for a in range(3) if dims[a] > 1):
+        return None
+    local = [max(parts[a]) for a in range(3)]
+    cells = local[0] * local[1] * local[2]
+    compute = cells / (rate_gcells * 1e9)
+    exchange = 0.0
+    for a in range(3):
+        if dims[a] == 1:
+            continue
+        crosses = crosses_nodes(dims, a, m.gpus_per_node)
+        gbs, lat = (m.ib_gbs, m.ib_latency_us) if crosses else (m.nvlink_gbs, m.nvlink_latency_us)
+        if a == 2:
+            gbs *= m.x_face_fraction
+        face = 1
+        for b in range(3):
+            if b != a:
+                face *= local[b] + 2 * halo
+        nbytes = face * halo * fields * 4
+        exchange += lat * 1e-6 + nbytes / (gbs * 1e9)
+    if dims == (1, 1, 1):
+        return compute
+    sync = m.sync_us * 1e-6
+    if m.overlap:
+        shell = 0.0
+        for a in range(3):
+            if dims[a] > 1:
+                shell += 2 * halo / local[a]
+        return max(compute * (1 - min(shell, 1.0)), exchange) + compute * min(shell, 1.0) + sync
+    return compute + sync + exchange
+
+
+def best(grid, p, rate, physics, order, m):
+    """(seconds a step, dims) of the best decomposition of p ranks, or (None, None)."""
+    found = (None, None)
+    for dims in factorisations(p):
+        t = step_time(grid, dims, rate, physics, order, m)
+        if t is not None and (found[0] is None or t < found[0]):
+            found = (t, dims)
+    return found
+
+
+def cells(r):
+    return int(r["nz"]) * int(r["ny"]) * int(r["nx"])
+
+
+def read_points(path):
+    with open(path) as f:
+        return [r for r in csv.DictReader(f) if float(r["gcells_per_s"]) > 0]
+
+
+def calibrate(points, physics, base_machine):
+    """The machine with x_face_fraction and sync_us fitted on the measured points of `physics`,
+    and the one-GPU rate of each grid (Gcells/s)."""
+    rows = [r for r in points if r["physics"] == physics]
+    one = [r for r in rows if int(r["ranks"]) == 1]
+    if not one:
+        raise ValueError(f"no one-GPU point for {physics}")
+    # Physical cells a second of one GPU (the runs' own Gcells/s also count the absorbing layers
+    # and the halo; the model counts the cells of the grid the user asks for).
+    rate = sum(cells(r) * int(r["steps"]) / float(r["seconds"]) for r in one) / len(one) / 1e9
+    m = Machine(**vars(base_machine))
+    fracs, syncs = [], []
+    for r in rows:
+        n = int(r["ranks"])
+        if n == 1 or not r["decomposition"]:
+            continue
+        dims = tuple(int(v) for v in r["decomposition"].split("x"))
+        grid = (int(r["nz"]), int(r["ny"]), int(r["nx"]))
+        steps = int(r["steps"])
+        exposed = float(r["exchange_seconds"]) / steps
+        measured = float(r["seconds"]) / steps
+        halo, fields = 4, HALO_FIELDS[physics]
+        local = [max(splits(grid[a], dims[a])) for a in range(3)]
+        compute = local[0] * local[1] * local[2] / (rate * 1e9)
+        syncs.append(max(0.0, measured - exposed - compute))
+        if dims[2] > 1 and dims[0] == dims[1] == 1:
+            face = (local[0] + 2 * halo) * (local[1] + 2 * halo) * halo * fields * 4
+            t = exposed - m.nvlink_latency_us * 1e-6
+            if t > 0:
+                fracs.append(face / t / (m.nvlink_gbs * 1e9))
+    if fracs:
+        m.x_face_fraction = sum(fracs) / len(fracs)
+    if syncs:
+        m.sync_us = 1e6 * sum(syncs) / len(syncs)
+    return m, rate
+
+
+def check(points, physics, m, rate, order=8):
+    """(label, measured, predicted, relative error) of every measured point, in physical Gcells/s."""
+    out = []
+    for r in points:
+        if r["physics"] != physics:
+            continue
+        grid = (int(r["nz"]), int(r["ny"]), int(r["nx"]))
+        dims = tuple(int(v) for v in r["decomposition"].split("x")) if r["decomposition"] else (1, 1, 1)
+        t = step_time(grid, dims, rate, physics, order, m)
+        predicted = cells(r) / t / 1e9
+        measured = cells(r) * int(r["steps"]) / float(r["seconds"]) / 1e9
+        out.append((f"{physics} {r['kind']} {r['ranks']} GPU(s) {'x'.join(map(str, grid))}",
+                    measured, predicted, (predicted - measured) / measured))
+    return out
+
+
+def weak(local, rate, physics, order, m, counts):
+    t1 = step_time(local, (1, 1, 1), rate, physics, order, m)
+    out = []
+    for p in counts:
+        # Grow the global grid by the best factorisation of p, ranks' grids of `local` cells.
+        best_eff, best_dims = None, None
+        for dims in factorisations(p):
+            grid = tuple(local[a] * dims[a] for a in range(3))
+            t = step_time(grid, dims, rate, physics, order, m)
+            if t is not None and (best_eff is None or t1 / t > best_eff):
+                best_eff, best_dims = t1 / t, dims
+        out.append((p, best_eff, best_dims))
+    return out
+
+
+def strong(grid, rate, physics, order, m, counts):
+    t1 = step_time(grid, (1, 1, 1), rate, physics, order, m)
+    out = []
+    for p in counts:
+        t, dims = best(grid, p, rate, physics, order, m)
+        out.append((p, None if t is None else t1 / t, dims))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(
+        prog="seisfd-scaling",
+        description="Calibrate seisfd's scaling model on measured runs (the CSV of scripts/"
+                    "device.sh scaling) and predict weak and strong scaling up to many GPUs.")
+    ap.add_argument("csv", help="measured points: physics,kind,ranks,nz,ny,nx,steps,seconds,"
+                                "gcells_per_s,exchange,exchange_seconds,decomposition")
+    ap.add_argument("--physics", default="tti", choices=sorted(HALO_FIELDS))
+    ap.add_argument("--order", type=int, default=8)
+    ap.add_argument("--local", type=int, nargs=3, default=[512, 512, 512], metavar=("NZ", "NY", "NX"),
+                    help="cells a GPU for weak scaling")
+    ap.add_argument("--grid", type=int, nargs=3, default=[768, 768, 768], metavar=("NZ", "NY", "NX"),
+                    help="global grid for strong scaling")
+    ap.add_argument("--max-gpus", type=int, default=1024)
+    ap.add_argument("--gpus-per-node", type=int, default=8)
+    ap.add_argument("--nvlink-gbs", type=float, default=450.0)
+    ap.add_argument("--ib-gbs", type=float, default=50.0, help="InfiniBand NDR: 400 Gb/s a GPU")
+    ap.add_argument("--overlap", action="store_true",
+                    help="predict with the exchange hidden behind the interior (not implemented "
+                         "in seisfd yet)")
+    ap.add_argument("--packed", action="store_true",
+                    help="predict with x faces packed before the pull (at the link's rate)")
+    a = ap.parse_args(argv)
+    points = read_points(a.csv)
+    base = Machine(nvlink_gbs=a.nvlink_gbs, ib_gbs=a.ib_gbs, gpus_per_node=a.gpus_per_node)
+    m, rate = calibrate(points, a.physics, base)
+    if a.packed:
+        m.x_face_fraction = 1.0
+    m.overlap = a.overlap
+    print(f"seisfd scaling model, {a.physics} order {a.order}, calibrated on {a.csv}")
+    print(f"  one-GPU rate {rate:.2f} Gcells/s; {m.describe()}")
+    print("measured points (physical Gcells/s of the whole run):")
+    for label, meas, pred, err in check(points, a.physics, m, rate, a.order):
+        print(f"  {label:40s} measured {meas:8.2f} predicted {pred:8.2f} error {100 * err:+6.1f}%")
+    counts = [2 ** k for k in range(int(math.log2(a.max_gpus)) + 1)]
+    print(f"weak scaling, {'x'.join(map(str, a.local))} cells a GPU:")
+    for p, eff, dims in weak(tuple(a.local), rate, a.physics, a.order, m, counts):
+        print(f"  {p:5d} GPUs  efficiency {eff:6.3f}  decomposition {'x'.join(map(str, dims))}")
+    print(f"strong scaling, {'x'.join(map(str, a.grid))}:")
+    for p, s, dims in strong(tuple(a.grid), rate, a.physics, a.order, m, counts):
+        if s is None:
+            print(f"  {p:5d} GPUs  no decomposition thick enough")
+            continue
+        print(f"  {p:5d} GPUs  speed-up {s:8.2f}  efficiency {s / p:6.3f}  "
+              f"decomposition {'x'.join(map(str, dims))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
