@@ -66,6 +66,9 @@ struct Placement {
   bool decomposed() const { return launch() && ranks.group_size > 1; }
   bool writer() const { return world.root(); }
   const RankDomain* domain() const { return decomposed() ? &ranks.domain : nullptr; }
+  // What the engine is made for: a group of one rank computes the whole grid, on the device
+  // its place on the node gives it.
+  const RankDomain* engine_domain() const { return launch() ? &ranks.domain : nullptr; }
   const ShotGroup& group() const { return *ranks.group; }
   // The stop flag as every rank of the group sees it (one decision for all).
   bool stop(const RunOptions& opt) const {
@@ -300,7 +303,7 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
   if (bc.background == BackgroundType::kSmooth)
     smooth_velocity(plan.model, config.grid, config.migration.smoothing);
   const Survey& survey = plan.survey;
-  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs, at.domain());
+  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs, at.engine_domain());
   Engine& e = *ec.engine;
   at.connect(e);
   auto dm_array = e.make_array(ArrayKind::kDevice);
@@ -440,7 +443,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   for (const Shot& s : survey.shots) check_observed(reader.read_shot(s.index), s, plan, reader);
   clock.mark("data_check");
 
-  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs, at.domain());
+  EngineChoice ec = make_engine(plan, opt.backend, opt.graphs, at.engine_domain());
   Engine& e = *ec.engine;
   at.connect(e);
   clock.mark("engine");
