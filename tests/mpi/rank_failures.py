@@ -93,8 +93,9 @@ def main():
                f'output.directory="{refused}"']
         aniso = ["--set", 'physics.equation="vti"', "--set", "model.epsilon=0.1", "--set",
                  "model.delta=0.05"]
-        for verb, extra, key in (("born", ["--set", 'parallel.exchange="peer"'],
-                                  "parallel.exchange"),
+        peer = ["--set", 'parallel.exchange="peer"']
+        for verb, extra, key in (("born", peer, "parallel.exchange"),
+                                 ("migrate", peer, "parallel.exchange"),
                                  ("migrate", aniso, "physics.equation")):
             cmd = [mpirun, "--oversubscribe", "-np", "4", seisfd, verb, cfg, "-q"] + rtm + extra
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
