@@ -176,4 +176,24 @@ nlohmann::json PhaseClock::json() const {
   return j;
 }
 
+// The shots a resumed gathers.sgy keeps: the leading ones whole (every receiver's trace) and,
+// with gathers.h5 resumed beside it, in that file too (gathers.sgy is written first, so at most
+// its last shot is missing there). The traces after them are dropped.
+std::vector<int> resumable_segy_shots(io::SegyGatherWriter& w, const Survey& survey,
+                                      const std::vector<int>* h5_shots) {
+  std::vector<int> keep;
+  for (const auto& [shot, traces] : w.traces_per_shot()) {
+    const int index = shot;  // a structured binding cannot be captured before C++20 (clang)
+    const auto s = std::find_if(survey.shots.begin(), survey.shots.end(),
+                                [&](const Shot& x) { return x.index == index; });
+    const bool whole = s != survey.shots.end() && traces == static_cast<int>(s->receivers.size());
+    const bool in_h5 =
+        !h5_shots || std::find(h5_shots->begin(), h5_shots->end(), shot) != h5_shots->end();
+    if (!whole || !in_h5) break;
+    keep.push_back(shot);
+  }
+  w.keep_first(keep.size());
+  return keep;
+}
+
 }  // namespace seisfd

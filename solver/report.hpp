@@ -43,6 +43,10 @@ void check_finite(const float* data, size_t n, const std::string& what);
 void write_partial_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
                           const std::vector<double>& traces, int fields);
 
+// The shots a resumed gathers.sgy keeps: the leading ones whole (every receiver's trace) and,
+// with gathers.h5 resumed beside it (h5_shots), in that file too; the traces after them dropped.
+std::vector<int> resumable_segy_shots(io::SegyGatherWriter& w, const Survey& survey,
+                                      const std::vector<int>* h5_shots);
 // The files the config reads (model, anisotropy, wavelet, positions, observed data, Born
 // perturbation): --overwrite never removes them from the output directory.
 std::vector<std::string> input_files(const RunConfig& c);

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 
+#include "io/error.hpp"
 #include "io/files.hpp"
 #include "io/gathers.hpp"
 #include "io/snapshots.hpp"
@@ -141,12 +142,10 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   const bool writer = world.root();
   if (writer)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
-  if (opt.resume)
-    throw ConfigError("--resume", "not available yet in a launch of several ranks",
-                      config.source_path);
   if (config.run.checkpoint_steps > 0 || config.run.checkpoint_seconds > 0)
     throw ConfigError("run.checkpoint_interval",
-                      "checkpoints are not available yet in a launch of several ranks",
+                      "checkpoints within a shot are not available yet in a launch of several "
+                      "ranks (--resume continues from the first shot the gathers do not hold)",
                       config.source_path);
   const Survey survey = make_survey(plan);
   RankLayout ranks = make_rank_layout(plan, world, opt.backend);
@@ -164,14 +163,42 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   std::unique_ptr<io::GatherWriter> gw;
   std::unique_ptr<io::SegyGatherWriter> sgw;
   std::unique_ptr<io::SnapshotWriter> snaps;
+  if (opt.resume && !gathers)
+    throw ConfigError("output.gathers", "--resume continues a gathers file; this run writes none",
+                      config.source_path);
+  // --resume: the shots the gathers of the stopped run hold are skipped (a shot stopped midway
+  // runs again from its start).
+  std::vector<double> done;
   if (writer) {
-    require_disk(plan.disk_need, dir);
-    lock = io::prepare_output_directory(dir, opt.overwrite, input_files(config));
-    if (gathers && h5) gw = std::make_unique<io::GatherWriter>(gathers_path, digest);
-    if (gathers && segy) sgw = make_segy_gathers(plan, dir, "run", digest);
-    if (plan.snapshots.enabled)
-      snaps = std::make_unique<io::SnapshotWriter>(snaps_path, plan.snapshots.geometry);
+    if (opt.resume) {
+      lock = io::lock_output_directory(dir);
+      std::vector<int> kept;
+      if (h5) {
+        gw = std::make_unique<io::GatherWriter>(io::GatherWriter::resume(gathers_path, digest));
+        kept = gw->shots();
+      }
+      if (segy) {
+        sgw = std::make_unique<io::SegyGatherWriter>(
+            io::SegyGatherWriter::resume((fs::path(dir) / "gathers.sgy").string(), plan.nt_out(),
+                                         plan.dt * plan.out_every, digest));
+        kept = resumable_segy_shots(*sgw, survey, h5 ? &kept : nullptr);
+      }
+      done.assign(kept.begin(), kept.end());
+    } else {
+      require_disk(plan.disk_need, dir);
+      lock = io::prepare_output_directory(dir, opt.overwrite, input_files(config));
+      if (gathers && h5) gw = std::make_unique<io::GatherWriter>(gathers_path, digest);
+      if (gathers && segy) sgw = make_segy_gathers(plan, dir, "run", digest);
+    }
   }
+  world.broadcast(done, 0);
+  const auto is_done = [&](int index) {
+    return std::find(done.begin(), done.end(), double(index)) != done.end();
+  };
+  // Snapshots are of the survey's first shot, unless the gathers already hold it.
+  const bool snapshots = plan.snapshots.enabled && !is_done(survey.shots[0].index);
+  if (writer && snapshots)
+    snaps = std::make_unique<io::SnapshotWriter>(snaps_path, plan.snapshots.geometry);
   clock.mark("plan");
   const bool decomposed = group.comm().size() > 1;
   // A group of one rank computes the whole grid as a run of one rank does.
@@ -198,8 +225,11 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   if (decomposed) group.attach(lo);
   const int steps_per_shot = plan.nt - 1;
   const int nshots = static_cast<int>(survey.shots.size());
-  Progress progress(int64_t(steps_per_shot) * nshots, plan.grid.layout().cells(),
-                    opt.quiet || !writer);
+  std::vector<int> todo;  // positions in the survey of the shots to run
+  for (int k = 0; k < nshots; ++k)
+    if (!is_done(survey.shots[k].index)) todo.push_back(k);
+  Progress progress(int64_t(steps_per_shot) * static_cast<int64_t>(todo.size()),
+                    plan.grid.layout().cells(), opt.quiet || !writer);
 
   // The writer keeps shots that arrive out of order until those before them are written.
   std::map<int, ShotMessage> arrived;  // by position in the survey
@@ -210,7 +240,15 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   RunSummary s;
   LoopResult last;
   const auto write_ready = [&] {
-    for (auto it = arrived.find(written); it != arrived.end(); it = arrived.find(written)) {
+    for (;;) {
+      // Shots the resumed gathers hold are in the files already.
+      while (written < nshots && is_done(survey.shots[written].index)) {
+        shot_reports.push_back(
+            {{"shot", survey.shots[written].index}, {"resumed", "already in the gathers"}});
+        ++written;
+      }
+      const auto it = arrived.find(written);
+      if (it == arrived.end()) break;
       const Shot& shot = survey.shots[written];
       const ShotMessage& m = it->second;
       write_gathers(gw.get(), sgw.get(), plan, shot, m.traces);
@@ -231,15 +269,20 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
     arrived[position.at(m.index)] = std::move(m);
     ++finished;
     progress.update(int64_t(finished) * steps_per_shot);
+    if (!opt.quiet && nshots > 1)
+      std::fprintf(stderr, "\nseisfd: shot %d of %d done (index %d, %.2f s)\n", finished,
+                   static_cast<int>(todo.size()), m.index, m.loop.seconds);
     write_ready();
   };
 
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<float> buf;
-  const auto run_shot = [&](int k) {
+  const auto run_shot = [&](int j) {
+    const int k = todo[j];
     const Shot& shot = survey.shots[k];
-    // Snapshots are of shot 0, which group 0 (the writer's) runs.
-    lo.snapshot_every = plan.snapshots.enabled && k == 0 ? plan.snapshots.every : 0;
+    // Snapshots are of the survey's first shot, the first to run (j = 0 goes to group 0, the
+    // writer's).
+    lo.snapshot_every = snapshots && k == 0 ? plan.snapshots.every : 0;
     LoopCallbacks cb;
     if (writer)
       cb.on_progress = [&](int done, int) {
@@ -257,7 +300,26 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
         check_finite(buf.data(), buf.size(), "snapshot at step " + std::to_string(field));
         snaps->append(field * plan.dt, buf.data());
       };
-    ShotResult r = modeling.forward(shot, lo, cb);
+    ShotResult r;
+    try {
+      r = modeling.forward(shot, lo, cb);
+    } catch (const Interrupted& e) {
+      // Every rank of the group stops at the same step: the traces so far reach the writer's
+      // .partial file when its group was the one stopped there (complete = 0).
+      std::vector<double> t = modeling.propagation().recorded();
+      if (decomposed)
+        t = group.merge(t, modeling.receiver_points(shot).id,
+                        static_cast<int>(shot.receivers.size()), plan.nt);
+      if (writer && gw) {
+        try {
+          write_partial_gather(*gw, plan, shot, t, e.step());
+        } catch (const io::IoError& w) {
+          std::fprintf(stderr, "seisfd: warning: the traces recorded so far were not kept: %s\n",
+                       w.what());
+        }
+      }
+      throw;
+    }
     ShotMessage m;
     m.index = shot.index;
     m.loop = r.loop;
@@ -268,7 +330,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
       m.traces = std::move(r.traces);
     return m.pack();
   };
-  run_shots(world, ranks, nshots, run_shot,
+  run_shots(world, ranks, static_cast<int>(todo.size()), run_shot,
             [&](int, std::vector<double> m) { take(ShotMessage::unpack(m)); });
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   clock.mark("shots");
@@ -312,6 +374,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                         {"nonfinite", last.last.nonfinite},
                         {"interval_steps", config.kernel.diagnostics_interval}};
   rep["shots"] = shot_reports;
+  if (opt.resume) rep["resumed"] = {{"shots_already_done", done.size()}};
   clock.mark("output");
   rep["wall_seconds"] = clock.json();
   rep["warnings"] = plan.warnings;
