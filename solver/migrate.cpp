@@ -170,15 +170,15 @@ ShotOperator shot_operator(const RunPlan& p, const Shot& s, const Placement& at)
 
 // What a report says of the ranks (absent for one rank).
 void report_ranks(nlohmann::json& rep, const Placement& at) {
-  if (!at.decomposed()) return;
+  if (!at.launch()) return;
   const Decomposition& dec = at.group().decomposition();
   rep["parallel"] = {{"ranks", at.world.size()},
-                     {"shot_groups", 1},
-                     {"ranks_per_group", at.world.size()},
+                     {"shot_groups", at.world.size() / at.ranks.group_size},
+                     {"ranks_per_group", at.ranks.group_size},
                      {"decomposition", dec.dims},
                      {"halo_cells", dec.halo},
-                     {"exchange", at.exchange->name()},
-                     {"exchange_seconds_rank0", at.exchange->seconds}};
+                     {"exchange", at.exchange ? at.exchange->name() : "none"},
+                     {"exchange_seconds_rank0", at.exchange ? at.exchange->seconds : 0.0}};
 }
 
 // The physical box: no absorbing layer damps there (the boundary strategy's region).

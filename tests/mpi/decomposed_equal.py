@@ -25,6 +25,7 @@ SEISFD_REQUIRE_GPU=1.
 CASE picks the physics and boundaries: acoustic-sponge-fs, acoustic-cpml, acoustic-fp64,
 vti-cpml, vti-sponge-fs, tti-sponge-fs, tti-none.
 """
+import json
 import os
 import subprocess
 import sys
@@ -200,6 +201,11 @@ def main():
             if r.returncode != 0:
                 failures.append(f"{case} {d}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
                 continue
+            # The report says how the launch was split.
+            with open(os.path.join(out, "report.json")) as f:
+                par = json.load(f).get("parallel", {})
+            if par.get("ranks") != n or par.get("shot_groups") != groups:
+                failures.append(f"{command} {case} {d}: report.json's parallel is {par}")
             # Migrated in several groups: the groups' stacks are summed in another order.
             tol = max(tolerance, 1e-6) if verb == "migrate" and groups > 1 else tolerance
             failures += compare(h5_compare, ref, out, f"{command} {case} {d}", tol, names)
