@@ -7,6 +7,8 @@
 #include <filesystem>
 
 #include "kernels/cuda_backend.hpp"
+#include "io/snapshots.hpp"
+#include "solver/modeling.hpp"
 #include "solver/run.hpp"
 #include "solver/time_loop.hpp"
 
@@ -194,6 +196,50 @@ std::vector<int> resumable_segy_shots(io::SegyGatherWriter& w, const Survey& sur
   }
   w.keep_first(keep.size());
   return keep;
+}
+
+nlohmann::json shot_report(const Shot& shot, const LoopResult& loop) {
+  return {{"shot", shot.index},
+          {"source", shot.source},
+          {"receivers", shot.receivers.size()},
+          {"steps", loop.steps},
+          {"seconds", loop.seconds},
+          {"sum_sq", loop.last.sum_sq},
+          {"max_abs", loop.last.max_abs}};
+}
+
+nlohmann::json diagnostics_report(const LoopResult& last, int interval_steps) {
+  return {{"sum_sq", last.last.sum_sq},
+          {"max_abs", last.last.max_abs},
+          {"nonfinite", last.last.nonfinite},
+          {"checks", last.diagnostics_runs},
+          {"interval_steps", interval_steps}};
+}
+
+std::vector<std::string> finish_run_files(io::GatherWriter* gw, io::SegyGatherWriter* sgw,
+                                          io::SnapshotWriter* snaps, const RunPlan& plan) {
+  namespace fs = std::filesystem;
+  const std::string dir = plan.config.output.directory;
+  std::vector<std::string> outputs =
+      finish_gathers(gw, (fs::path(dir) / "gathers.h5").string(), sgw);
+  if (snaps) {
+    snaps->finish();
+    outputs.push_back((fs::path(dir) / "snapshots.h5").string());
+    outputs.push_back((fs::path(dir) / "snapshots.xmf").string());
+  }
+  if (plan.config.output.model)
+    for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
+  return outputs;
+}
+
+void fill_summary(RunSummary& s, const Modeling& modeling, int shots, const RunPlan& plan) {
+  s.backend = to_string(modeling.backend());
+  s.device = modeling.device();
+  s.kernel = modeling.engine().name();
+  s.shots = shots;
+  s.gcells_per_s =
+      s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
+  s.directory = plan.config.output.directory;
 }
 
 }  // namespace seisfd

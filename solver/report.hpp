@@ -55,6 +55,22 @@ std::vector<std::string> input_files(const RunConfig& c);
 // resolved config without [output] and [kernel] (where and on what it runs).
 std::string config_digest(const RunConfig& config);
 
+struct LoopResult;
+struct RunSummary;
+class Modeling;
+namespace io {
+class SnapshotWriter;
+}
+// report.json's entry of a modelled shot, and its "diagnostics" (of the last check of `last`).
+nlohmann::json shot_report(const Shot& shot, const LoopResult& loop);
+nlohmann::json diagnostics_report(const LoopResult& last, int interval_steps);
+// What `seisfd run` finishes once its shots are done: the gathers (either writer may be null),
+// the snapshots (snaps may be null) and output.model; returns the paths written.
+std::vector<std::string> finish_run_files(io::GatherWriter* gw, io::SegyGatherWriter* sgw,
+                                          io::SnapshotWriter* snaps, const RunPlan& plan);
+// The summary's backend, device, kernel, shots, Gcells/s (of s.steps over s.seconds, the layout's
+// cells) and directory.
+void fill_summary(RunSummary& s, const Modeling& modeling, int shots, const RunPlan& plan);
 // report.json's common keys: version, time, the resolved config, backend (with the engine's
 // details), grid and time.
 nlohmann::json report_base(const RunPlan& plan, const std::string& backend,

@@ -246,32 +246,12 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
     s.steps += r.loop.steps;
     s.seconds += r.loop.seconds;
     last = r.loop;
-    shot_reports.push_back({{"shot", shot.index},
-                            {"source", shot.source},
-                            {"receivers", shot.receivers.size()},
-                            {"steps", r.loop.steps},
-                            {"seconds", r.loop.seconds},
-                            {"sum_sq", r.loop.last.sum_sq},
-                            {"max_abs", r.loop.last.max_abs}});
+    shot_reports.push_back(shot_report(shot, r.loop));
   }
   progress.finish();
 
-  std::vector<std::string> outputs = finish_gathers(gw.get(), gathers_path, sgw.get());
-  if (snaps) {
-    snaps->finish();
-    outputs.push_back(snaps_path);
-    outputs.push_back((fs::path(dir) / "snapshots.xmf").string());
-  }
-  if (config.output.model)
-    for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
-
-  s.backend = to_string(modeling.backend());
-  s.device = modeling.device();
-  s.kernel = engine.name();
-  s.shots = nshots;
-  s.gcells_per_s =
-      s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
-  s.directory = dir;
+  const std::vector<std::string> outputs = finish_run_files(gw.get(), sgw.get(), snaps.get(), plan);
+  fill_summary(s, modeling, nshots, plan);
 
   nlohmann::json rep = report_base(plan, s.backend, s.device, engine);
   rep["performance"] = {{"steps", s.steps},
@@ -279,11 +259,7 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
                         {"gcells_per_s", s.gcells_per_s},
                         {"cells_definition", "computational grid incl. absorbing layers and halo"}};
   // Of the last shot's last check.
-  rep["diagnostics"] = {{"sum_sq", last.last.sum_sq},
-                        {"max_abs", last.last.max_abs},
-                        {"nonfinite", last.last.nonfinite},
-                        {"checks", last.diagnostics_runs},
-                        {"interval_steps", config.kernel.diagnostics_interval}};
+  rep["diagnostics"] = diagnostics_report(last, config.kernel.diagnostics_interval);
   rep["shots"] = shot_reports;
   clock.mark("output");
   rep["wall_seconds"] = clock.json();

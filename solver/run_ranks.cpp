@@ -33,15 +33,15 @@ namespace {
 constexpr int kShotTag = 7001;
 
 // A finished shot as a group's rank 0 sends it to the writer: index, steps, seconds, sum_sq,
-// max_abs, then the traces.
+// max_abs, diagnostics checks, then the traces.
 struct ShotMessage {
   int index = 0;
   LoopResult loop;
   std::vector<double> traces;
 
   std::vector<double> pack() const {
-    std::vector<double> m{double(index), double(loop.steps), loop.seconds, loop.last.sum_sq,
-                          loop.last.max_abs};
+    std::vector<double> m{double(index),    double(loop.steps), loop.seconds,
+                          loop.last.sum_sq, loop.last.max_abs,  double(loop.diagnostics_runs)};
     m.insert(m.end(), traces.begin(), traces.end());
     return m;
   }
@@ -52,7 +52,8 @@ struct ShotMessage {
     s.loop.seconds = m[2];
     s.loop.last.sum_sq = m[3];
     s.loop.last.max_abs = m[4];
-    s.traces.assign(m.begin() + 5, m.end());
+    s.loop.diagnostics_runs = static_cast<int>(m[5]);
+    s.traces.assign(m.begin() + 6, m.end());
     return s;
   }
 };
@@ -252,13 +253,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
       const Shot& shot = survey.shots[written];
       const ShotMessage& m = it->second;
       write_gathers(gw.get(), sgw.get(), plan, shot, m.traces);
-      shot_reports.push_back({{"shot", shot.index},
-                              {"source", shot.source},
-                              {"receivers", shot.receivers.size()},
-                              {"steps", m.loop.steps},
-                              {"seconds", m.loop.seconds},
-                              {"sum_sq", m.loop.last.sum_sq},
-                              {"max_abs", m.loop.last.max_abs}});
+      shot_reports.push_back(shot_report(shot, m.loop));
       s.steps += m.loop.steps;
       last = m.loop;
       arrived.erase(it);
@@ -335,25 +330,12 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   clock.mark("shots");
   world.barrier();  // every rank has finished its shots before the files are closed
-  s.backend = to_string(modeling.backend());
-  s.device = modeling.device();
-  s.kernel = engine.name();
-  s.shots = nshots;
-  s.gcells_per_s =
-      s.seconds > 0 ? double(plan.grid.layout().cells()) * s.steps / s.seconds / 1e9 : 0;
-  s.directory = dir;
+  fill_summary(s, modeling, nshots, plan);
   s.reports = writer;
   if (!writer) return s;
   progress.finish();
 
-  std::vector<std::string> outputs = finish_gathers(gw.get(), gathers_path, sgw.get());
-  if (snaps) {
-    snaps->finish();
-    outputs.push_back(snaps_path);
-    outputs.push_back((fs::path(dir) / "snapshots.xmf").string());
-  }
-  if (config.output.model)
-    for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
+  const std::vector<std::string> outputs = finish_run_files(gw.get(), sgw.get(), snaps.get(), plan);
   nlohmann::json rep = report_base(plan, s.backend, s.device, engine);
   rep["performance"] = {{"steps", s.steps},
                         {"seconds", s.seconds},
@@ -369,10 +351,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                      {"halo_cells", dec.halo},
                      {"exchange", exchange ? exchange->name() : "none"},
                      {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0}};
-  rep["diagnostics"] = {{"sum_sq", last.last.sum_sq},
-                        {"max_abs", last.last.max_abs},
-                        {"nonfinite", last.last.nonfinite},
-                        {"interval_steps", config.kernel.diagnostics_interval}};
+  rep["diagnostics"] = diagnostics_report(last, config.kernel.diagnostics_interval);
   rep["shots"] = shot_reports;
   if (opt.resume) rep["resumed"] = {{"shots_already_done", done.size()}};
   clock.mark("output");
