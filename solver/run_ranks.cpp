@@ -10,7 +10,9 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 
+#include "io/checkpoint.hpp"
 #include "io/error.hpp"
 #include "io/files.hpp"
 #include "io/gathers.hpp"
@@ -143,10 +145,12 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   const bool writer = world.root();
   if (writer)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
-  if (config.run.checkpoint_steps > 0 || config.run.checkpoint_seconds > 0)
+  const bool checkpoint_asked =
+      config.run.checkpoint_steps > 0 || config.run.checkpoint_seconds > 0;
+  if (checkpoint_asked && config.parallel.shot_groups > 1)
     throw ConfigError("run.checkpoint_interval",
-                      "checkpoints within a shot are not available yet in a launch of several "
-                      "ranks (--resume continues from the first shot the gathers do not hold)",
+                      "checkpoints within a shot need one shot group (--resume continues shot "
+                      "groups from the first shot the gathers do not hold)",
                       config.source_path);
   const Survey survey = make_survey(plan);
   RankLayout ranks = make_rank_layout(plan, world, opt.backend);
@@ -192,14 +196,70 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
       if (gathers && segy) sgw = make_segy_gathers(plan, dir, "run", digest);
     }
   }
+  if (checkpoint_asked && !gathers)
+    throw ConfigError("run.checkpoint_interval",
+                      "checkpoints continue a gathers file (--resume); this run writes none",
+                      config.source_path);
   world.broadcast(done, 0);
   const auto is_done = [&](int index) {
     return std::find(done.begin(), done.end(), double(index)) != done.end();
   };
+  // Checkpoints within a shot (one group): rank 0's checkpoint.h5 holds the merged traces and its
+  // own state, rank k's checkpoint.rank<k>.h5 its state; all name the decomposition, and rank 0
+  // writes its file last, so a set of files agrees on the step or the shot runs again.
+  const bool one_group = ranks.group_size == world.size();
+  const std::string checkpoint_path = (fs::path(dir) / "checkpoint.h5").string();
+  const std::string my_checkpoint =
+      writer ? checkpoint_path
+             : (fs::path(dir) / ("checkpoint.rank" + std::to_string(world.rank()) + ".h5")).string();
+  const std::string ckpt_digest = digest + "/" + group.decomposition().text();
+  std::optional<io::Checkpoint> resume_from;
+  if (opt.resume && one_group) {
+    std::vector<double> at{-1, -1};  // shot index, step
+    std::error_code ec;
+    if (writer && fs::exists(checkpoint_path, ec)) {
+      io::Checkpoint cp = io::read_checkpoint(checkpoint_path);
+      if (cp.config_digest != ckpt_digest) {
+        if (cp.config_digest.rfind(digest + "/", 0) == 0)
+          throw io::IoError("checkpoint '" + checkpoint_path + "' was written by a launch split " +
+                            cp.config_digest.substr(digest.size() + 1) + "; this one is split " +
+                            group.decomposition().text() + " (resume with the same ranks)");
+        throw io::IoError("checkpoint '" + checkpoint_path +
+                          "' was written for another config or launch (" + cp.config_digest +
+                          "; this one is " + ckpt_digest + ")");
+      }
+      if (!is_done(cp.shot)) {
+        at = {double(cp.shot), double(cp.state.step)};
+        resume_from = std::move(cp);
+      }
+    }
+    world.broadcast(at, 0);
+    if (at[0] >= 0 && !writer) {
+      if (fs::exists(my_checkpoint, ec)) {
+        io::Checkpoint cp = io::read_checkpoint(my_checkpoint);
+        if (cp.config_digest == ckpt_digest && cp.shot == int(at[0]) && cp.state.step == int(at[1]))
+          resume_from = std::move(cp);
+      }
+    }
+    // Every rank needs its own state of that step; else the shot runs again from its start.
+    if (at[0] >= 0 && world.any(!resume_from.has_value())) {
+      if (writer)
+        std::fprintf(stderr,
+                     "seisfd: warning: the ranks' checkpoints of shot %d do not agree on step "
+                     "%d; the shot runs again from its start\n",
+                     int(at[0]), int(at[1]));
+      resume_from.reset();
+    }
+  }
   // Snapshots are of the survey's first shot, unless the gathers already hold it.
   const bool snapshots = plan.snapshots.enabled && !is_done(survey.shots[0].index);
-  if (writer && snapshots)
-    snaps = std::make_unique<io::SnapshotWriter>(snaps_path, plan.snapshots.geometry);
+  if (writer && snapshots) {
+    if (resume_from && resume_from->shot == survey.shots[0].index)
+      snaps = std::make_unique<io::SnapshotWriter>(
+          snaps_path, plan.snapshots.geometry, io::SnapshotWriter::Resume{resume_from->snapshots});
+    else
+      snaps = std::make_unique<io::SnapshotWriter>(snaps_path, plan.snapshots.geometry);
+  }
   clock.mark("plan");
   const bool decomposed = group.comm().size() > 1;
   // A group of one rank computes the whole grid as a run of one rank does.
@@ -222,6 +282,11 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   lo.diagnostics_interval = config.kernel.diagnostics_interval;
   lo.progress_every = std::max(10, std::min(100, plan.nt / 100));
   lo.stop = opt.stop;
+  if (one_group && gathers) {
+    lo.checkpoint_on_stop = opt.checkpoint_on_stop;
+    lo.checkpoint_every = config.run.checkpoint_steps;
+    lo.checkpoint_seconds = config.run.checkpoint_seconds;
+  }
   lo.describe_cell = [&](int64_t i) { return cell_text(plan.grid, i); };
   if (decomposed) group.attach(lo);
   const int steps_per_shot = plan.nt - 1;
@@ -253,6 +318,8 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
       const Shot& shot = survey.shots[written];
       const ShotMessage& m = it->second;
       write_gathers(gw.get(), sgw.get(), plan, shot, m.traces);
+      std::error_code ec;
+      fs::remove(checkpoint_path, ec);
       shot_reports.push_back(shot_report(shot, m.loop));
       s.steps += m.loop.steps;
       last = m.loop;
@@ -278,6 +345,20 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
     // Snapshots are of the survey's first shot, the first to run (j = 0 goes to group 0, the
     // writer's).
     lo.snapshot_every = snapshots && k == 0 ? plan.snapshots.every : 0;
+    // A shot resumed from the ranks' checkpoints: each rank's state, and rank 0's traces so far.
+    const io::Checkpoint* from =
+        resume_from && resume_from->shot == shot.index ? &*resume_from : nullptr;
+    lo.start_step = from ? from->state.step : 0;
+    const auto merged = [&](std::vector<double> t) {
+      if (decomposed)
+        t = group.merge(t, modeling.receiver_points(shot).id,
+                        static_cast<int>(shot.receivers.size()), plan.nt);
+      if (from && writer)
+        for (size_t r = 0; r < shot.receivers.size(); ++r)
+          for (int n = 0; n <= from->state.step; ++n)
+            t[r * plan.nt + n] = from->traces[r * plan.nt + n];
+      return t;
+    };
     LoopCallbacks cb;
     if (writer)
       cb.on_progress = [&](int done, int) {
@@ -295,16 +376,31 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
         check_finite(buf.data(), buf.size(), "snapshot at step " + std::to_string(field));
         snaps->append(field * plan.dt, buf.data());
       };
+    if (lo.checkpoint_on_stop || lo.checkpoint_every > 0 || lo.checkpoint_seconds > 0)
+      cb.on_checkpoint = [&](int field) {
+        io::Checkpoint cp;
+        cp.config_digest = ckpt_digest;
+        cp.shot = shot.index;
+        cp.nt = plan.nt;
+        const std::vector<double> t = merged(modeling.propagation().recorded());
+        if (writer) {
+          cp.snapshots = lo.snapshot_every > 0 ? snaps->count() : 0;
+          cp.receivers = static_cast<int>(shot.receivers.size());
+          cp.traces = t;
+        }
+        cp.state = modeling.propagation().state().save();
+        cp.state.step = field;
+        if (!writer) io::write_checkpoint(my_checkpoint, cp);
+        world.barrier();  // the ranks' files first, then rank 0's, which names the step
+        if (writer) io::write_checkpoint(checkpoint_path, cp);
+      };
     ShotResult r;
     try {
-      r = modeling.forward(shot, lo, cb);
+      r = modeling.forward(shot, lo, cb, from ? &from->state : nullptr);
     } catch (const Interrupted& e) {
       // Every rank of the group stops at the same step: the traces so far reach the writer's
       // .partial file when its group was the one stopped there (complete = 0).
-      std::vector<double> t = modeling.propagation().recorded();
-      if (decomposed)
-        t = group.merge(t, modeling.receiver_points(shot).id,
-                        static_cast<int>(shot.receivers.size()), plan.nt);
+      const std::vector<double> t = merged(modeling.propagation().recorded());
       if (writer && gw) {
         try {
           write_partial_gather(*gw, plan, shot, t, e.step());
@@ -318,11 +414,11 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
     ShotMessage m;
     m.index = shot.index;
     m.loop = r.loop;
-    if (decomposed)
-      m.traces = group.merge(r.traces, modeling.receiver_points(shot).id,
-                             static_cast<int>(shot.receivers.size()), plan.nt);
-    else
-      m.traces = std::move(r.traces);
+    m.traces = merged(std::move(r.traces));
+    // The shot is done: this rank's checkpoint of it is of no further use (rank 0 removes its
+    // own once the shot is in the gathers).
+    std::error_code ec;
+    if (!writer) fs::remove(my_checkpoint, ec);
     return m.pack();
   };
   run_shots(world, ranks, static_cast<int>(todo.size()), run_shot,
@@ -353,7 +449,12 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                      {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0}};
   rep["diagnostics"] = diagnostics_report(last, config.kernel.diagnostics_interval);
   rep["shots"] = shot_reports;
-  if (opt.resume) rep["resumed"] = {{"shots_already_done", done.size()}};
+  if (opt.resume) {
+    rep["resumed"] = {{"shots_already_done", done.size()}};
+    if (resume_from)
+      rep["resumed"]["from_checkpoint"] = {{"shot", resume_from->shot},
+                                           {"step", resume_from->state.step}};
+  }
   clock.mark("output");
   rep["wall_seconds"] = clock.json();
   rep["warnings"] = plan.warnings;

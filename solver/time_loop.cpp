@@ -56,7 +56,8 @@ LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
     bool stop = opt.stop && opt.stop->load(std::memory_order_relaxed);
     if (opt.agree) stop = opt.agree(stop);
     if (stop) {
-      const bool save = checkpoints && opt.checkpoint_on_stop && opt.checkpoint_on_stop->load();
+      bool save = checkpoints && opt.checkpoint_on_stop && opt.checkpoint_on_stop->load();
+      if (opt.agree && checkpoints) save = opt.agree(save);  // a signal may reach ranks apart
       if (save) checkpoint();
       throw Interrupted(done, save);
     }
@@ -80,10 +81,11 @@ LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
     if (cb.on_progress) cb.on_progress(done, total);
     if (checkpoints && done < total) {
       const bool by_steps = opt.checkpoint_every > 0 && done % opt.checkpoint_every == 0;
-      const bool by_time =
+      bool by_time =
           opt.checkpoint_seconds > 0 &&
           std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint)
                   .count() >= opt.checkpoint_seconds;
+      if (opt.agree && opt.checkpoint_seconds > 0) by_time = opt.agree(by_time);  // clocks differ
       if (by_steps || by_time) checkpoint();
     }
   }

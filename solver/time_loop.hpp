@@ -51,8 +51,9 @@ struct LoopOptions {
   // Names a cell index for messages, e.g. "(x=10, y=3, z=7)".
   std::function<std::string(int64_t)> describe_cell;
   // A decomposed run (docs/parallel.md): every rank's diagnostics combined into the whole
-  // grid's (first_nonfinite then a global index), and the stop flag agreed by all ranks. Every
-  // rank calls them at the same points, so diagnostics_in_flight must be 0 with them.
+  // grid's (first_nonfinite then a global index), and the stop flag, the checkpoint on stop and
+  // the wall-clock checkpoints agreed by all ranks. Every rank calls them at the same points, so
+  // diagnostics_in_flight must be 0 with them.
   std::function<Diagnostics(const Diagnostics&)> combine;
   std::function<bool(bool)> agree;
 };

@@ -4,10 +4,13 @@
   resume_ranks.py SEISFD MPIRUN H5_COMPARE
 
 Four shots on 2 ranks (decomposed 1 x 1 x 2): SIGINT to mpirun once the first shot is reported
-done; the launch ends non-zero with gathers.h5.partial only; `--resume` under mpirun models the
-shots the file does not hold, and the finished gathers.h5 holds what one rank writes in one go
+done (mpirun hands the ranks a SIGTERM: they stop together, and each writes its checkpoint of the
+running shot, rank 0's with the traces); the launch ends non-zero with gathers.h5.partial and the
+checkpoints only; `--resume` under mpirun continues the stopped shot from the checkpoints and
+models the shots after it, and the finished gathers.h5 holds what one rank writes in one go
 (traces within 1e-6, receivers straddling the cut summed in another order), report.json saying
-how many shots were already there.
+how many shots were already there and from which step the stopped one went on, and no checkpoint
+is left.
 """
 import json
 import os
@@ -67,7 +70,8 @@ def main():
         p.stderr.read()
         code = p.wait(timeout=120)
         names = sorted(os.listdir(out))
-        if not stopped or code == 0 or "gathers.h5" in names:
+        if not stopped or code == 0 or "gathers.h5" in names or \
+                not {"checkpoint.h5", "checkpoint.rank1.h5"} <= set(names):
             print(f"FAIL: the launch was not stopped midway (exit {code}, files {names})")
             return 1
         print(f"stopped after the first shot: exit {code}, files {names}")
@@ -81,11 +85,15 @@ def main():
                            capture_output=True, text=True)
         print(c.stdout)
         report = json.load(open(os.path.join(out, "report.json")))
-        already = report.get("resumed", {}).get("shots_already_done", 0)
-        if c.returncode != 0 or not 1 <= already <= 3:
-            print(f"FAIL: gathers differ from one rank's, or {already} shots kept")
+        resumed = report.get("resumed", {})
+        already = resumed.get("shots_already_done", 0)
+        left = [n for n in os.listdir(out) if n.startswith("checkpoint")]
+        if c.returncode != 0 or not 1 <= already <= 3 or "from_checkpoint" not in resumed or left:
+            print(f"FAIL: gathers differ from one rank's, or {resumed}, or left {left}")
             return 1
-        print(f"resumed with {already} shot(s) already in the gathers: the serial gathers")
+        print(f"resumed with {already} shot(s) in the gathers and shot "
+              f"{resumed['from_checkpoint']['shot']} from step {resumed['from_checkpoint']['step']}:"
+              " the serial gathers")
     return 0
 
 
