@@ -408,14 +408,6 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   const bool lead = at.writer();
   if (lead)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
-  // The CPU engine's anisotropic adjoint forms E p + D q and D p + q over its updated cells
-  // only, so the stencils near a cut would read zeros where the neighbour's cells are.
-  if (at.decomposed() && config.physics.equation != Physics::kAcoustic)
-    throw ConfigError("physics.equation",
-                      "seisfd migrate of \"" + std::string(to_string(config.physics.equation)) +
-                          "\" is not available yet in a launch of several ranks (the anisotropic "
-                          "adjoint update does not read the halo): migrate on one rank",
-                      config.source_path);
   const bool h5 = config.output.has(OutputFormat::kHdf5),
              segy = config.output.has(OutputFormat::kSegy);
   // What SEG-Y cannot hold is said now, not after the migration.

@@ -216,16 +216,17 @@ void aniso_update(const StepSpec& s, const AnisoWeights<T>& w, const MediumCoefs
       }
 }
 
-// The adjoint's stencil fields X = E p + D q and Y = D p + q over the updated region (zero
-// elsewhere, as the caller allocated them), mirrored above a free surface.
+// The adjoint's stencil fields X = E p + D q and Y = D p + q over the whole layout (the halo
+// too, which the stencils read: zero at the grid's edges, where p and q are, and a decomposed
+// run's neighbours' cells between ranks), mirrored above a free surface.
 template <class T>
 void transposed_fields(const StepSpec& s, const MediumCoefs<T>& c, const T* p, const T* q, T* X,
                        T* Y) {
   const Layout& l = s.layout;
 #pragma omp parallel for collapse(2) schedule(static)
-  for (int z = s.begin[0]; z < s.end[0]; ++z)
-    for (int y = s.begin[1]; y < s.end[1]; ++y)
-      for (int x = s.begin[2]; x < s.end[2]; ++x) {
+  for (int z = 0; z < l.nz; ++z)
+    for (int y = 0; y < l.ny; ++y)
+      for (int x = 0; x < l.nx; ++x) {
         const int64_t i = l.idx(z, y, x);
         X[i] = c.E[i] * p[i] + c.D[i] * q[i];
         Y[i] = c.D[i] * p[i] + q[i];

@@ -5,8 +5,8 @@
 
 - a decomposition thinner than the halo, and shot groups that do not divide the ranks: a
   one-line config error naming the key, exit 2, from every launch;
-- what born and migrate refuse over ranks (the peer exchange, an anisotropic migration): the
-  same, before any file is written;
+- what born and migrate refuse over ranks (the peer exchange): the same, before any file is
+  written;
 - a rank killed (SIGKILL) in the middle of a run: every rank is gone within the timeout, the
   launch exits non-zero, and the output directory holds only *.partial files.
 """
@@ -91,12 +91,9 @@ def main():
         refused = os.path.join(tmp, "refused")
         rtm = ["--set", f'migration.data="{data}/gathers.h5"', "--set",
                f'output.directory="{refused}"']
-        aniso = ["--set", 'physics.equation="vti"', "--set", "model.epsilon=0.1", "--set",
-                 "model.delta=0.05"]
         peer = ["--set", 'parallel.exchange="peer"']
         for verb, extra, key in (("born", peer, "parallel.exchange"),
-                                 ("migrate", peer, "parallel.exchange"),
-                                 ("migrate", aniso, "physics.equation")):
+                                 ("migrate", peer, "parallel.exchange")):
             cmd = [mpirun, "--oversubscribe", "-np", "4", seisfd, verb, cfg, "-q"] + rtm + extra
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
             lines = [l for l in r.stderr.splitlines() if l.startswith("seisfd: error:")]
