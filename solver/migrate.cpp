@@ -408,6 +408,16 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   const bool lead = at.writer();
   if (lead)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
+  // The GPU's anisotropic adjoint forms E p + D q and D p + q over the updated cells only (the
+  // CPU's over the whole layout, halo included): over ranks it would read zeros next to a cut.
+  if (at.decomposed() && config.physics.equation != Physics::kAcoustic &&
+      resolve_backend(config, opt.backend) == Backend::kCuda)
+    throw ConfigError("physics.equation",
+                      "seisfd migrate of \"" + std::string(to_string(config.physics.equation)) +
+                          "\" over several ranks runs on the cpu backend only for now (the GPU's "
+                          "anisotropic adjoint does not yet read the halo); use --backend cpu or "
+                          "one rank",
+                      config.source_path);
   const bool h5 = config.output.has(OutputFormat::kHdf5),
              segy = config.output.has(OutputFormat::kSegy);
   // What SEG-Y cannot hold is said now, not after the migration.

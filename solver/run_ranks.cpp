@@ -262,8 +262,9 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   }
   clock.mark("plan");
   const bool decomposed = group.comm().size() > 1;
-  // A group of one rank computes the whole grid as a run of one rank does.
-  Modeling modeling(plan, opt.backend, opt.graphs, decomposed ? &ranks.domain : nullptr);
+  // A group of one rank computes the whole grid as a run of one rank does, on the device its
+  // place on the node gives it (its domain is the whole grid).
+  Modeling modeling(plan, opt.backend, opt.graphs, &ranks.domain);
   const std::unique_ptr<HaloExchange> exchange =
       make_halo_exchange(ranks.exchange, group.comm(), ranks.domain, modeling.engine());
   modeling.set_exchange(exchange.get());

@@ -125,8 +125,22 @@ def main():
             except subprocess.TimeoutExpired:
                 p.kill()
                 code = None
-            left = [r for r, pid in pids.items() if os.path.exists(f"/proc/{pid}")
-                    and open(f"/proc/{pid}/stat").read().split()[2] != "Z"]
+            def running():
+                out = []
+                for r, pid in pids.items():
+                    try:
+                        with open(f"/proc/{pid}/stat") as f:
+                            if f.read().split()[2] != "Z":
+                                out.append(r)
+                    except OSError:
+                        pass
+                return out
+            # The launcher may return while the kernel still tears its ranks down.
+            gone_by = time.time() + 10
+            left = running()
+            while left and time.time() < gone_by:
+                time.sleep(0.1)
+                left = running()
             if code is None or code == 0 or left:
                 failures.append(f"rank 2 killed: launch exit {code}, ranks still running {left}")
             else:
