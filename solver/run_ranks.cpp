@@ -4,8 +4,11 @@
 // first. Rank 0 of the launch writes every file, the same files a run of one rank writes.
 #include <nlohmann/json.hpp>
 
+#include <omp.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -83,6 +86,10 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   const parallel::Comm node = world.node();
   r.domain.device = node.rank();
   r.ranks_on_node = node.size();
+  // The node's cores shared among its ranks, unless OMP_NUM_THREADS says otherwise: several
+  // ranks each starting one OpenMP thread a core would run cores x ranks threads.
+  if (!std::getenv("OMP_NUM_THREADS"))
+    omp_set_num_threads(std::max(1, omp_get_num_procs() / r.ranks_on_node));
   r.exchange = resolve_exchange(c.parallel.exchange, resolve_backend(c, backend), group,
                                c.source_path);
   r.group = std::make_unique<ShotGroup>(group, std::move(dec), plan.spec, r.domain);
