@@ -31,9 +31,9 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs,
   const auto devices = cuda_devices();
   EngineChoice out;
   out.backend = b;
-  Medium medium = layout_medium(plan);
   const StepSpec& spec = domain ? domain->spec : plan.spec;
-  if (domain) medium = restrict_medium(medium, plan.spec.layout, domain->sub, spec.layout);
+  const Medium medium = domain ? layout_medium(plan, spec.layout, domain->sub.layout_lo)
+                               : layout_medium(plan);
   if (b == Backend::kCuda) {
     const int device = domain ? domain->device % static_cast<int>(devices.size()) : 0;
     out.device = devices[device].name;

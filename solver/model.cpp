@@ -243,10 +243,17 @@ std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m)
 
 std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m,
                                     const std::vector<float>& field) {
-  const Layout& l = grid.layout();
+  return extend_to_layout(grid, m, field, grid.layout(), {0, 0, 0});
+}
+
+std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m,
+                                    const std::vector<float>& field, const Layout& l,
+                                    const std::array<int, 3>& at) {
   std::vector<float> out(static_cast<size_t>(l.size()), 0.0f);
   const int n[3] = {m.nz, m.ny, m.nx};
-  auto clamp_phys = [&](int a, int i) { return std::clamp(i - grid.offset(a), 0, n[a] - 1); };
+  auto clamp_phys = [&](int a, int i) {
+    return std::clamp(i + at[a] - grid.offset(a), 0, n[a] - 1);
+  };
   for (int z = 0; z < l.nz; ++z) {
     const int pz = clamp_phys(0, z);
     for (int y = 0; y < l.ny; ++y) {

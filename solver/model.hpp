@@ -2,6 +2,7 @@
 // absorbing layers and halo by copying the nearest physical value (edge extension keeps the
 // boundary transparent to the first order).
 #pragma once
+#include <array>
 #include <vector>
 
 #include "solver/config.hpp"
@@ -44,5 +45,10 @@ std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m)
 // Any field of the model's shape (epsilon, delta, theta, phi), extended the same way.
 std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m,
                                     const std::vector<float>& field);
+// The same over a layout `l` whose cell (0, 0, 0) is the grid's computational cell `at` (a
+// rank's part of the grid, docs/parallel.md), without the whole grid's array.
+std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m,
+                                    const std::vector<float>& field, const Layout& l,
+                                    const std::array<int, 3>& at);
 
 }  // namespace seisfd

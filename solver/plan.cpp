@@ -423,16 +423,23 @@ RunPlan make_plan(const RunConfig& c) {
 }
 
 Medium layout_medium(const RunPlan& p) {
+  return layout_medium(p, p.grid.layout(), {0, 0, 0});
+}
+
+Medium layout_medium(const RunPlan& p, const Layout& l, const std::array<int, 3>& at) {
   Medium m;
   m.physics = p.config.physics.equation;
-  m.velocity = extend_to_layout(p.grid, p.model);
+  const auto extend = [&](const std::vector<float>& f) {
+    return extend_to_layout(p.grid, p.model, f, l, at);
+  };
+  m.velocity = extend(p.model.vp);
   if (traits(m.physics).medium_arrays > 1) {
-    m.epsilon = extend_to_layout(p.grid, p.model, p.model.epsilon);
-    m.delta = extend_to_layout(p.grid, p.model, p.model.delta);
+    m.epsilon = extend(p.model.epsilon);
+    m.delta = extend(p.model.delta);
   }
   if (traits(m.physics).medium_arrays > 3) {
-    m.theta = extend_to_layout(p.grid, p.model, p.model.theta);
-    m.phi = extend_to_layout(p.grid, p.model, p.model.phi);
+    m.theta = extend(p.model.theta);
+    m.phi = extend(p.model.phi);
   }
   return m;
 }

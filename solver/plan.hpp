@@ -72,6 +72,9 @@ RunPlan make_plan(const RunConfig& c);
 // The plan's medium over its layout (physical values extended over layers and halo), as the
 // engines take it.
 Medium layout_medium(const RunPlan& p);
+// The same over a rank's layout `l`, whose cell (0, 0, 0) is the grid's computational cell `at`
+// (Subdomain::layout_lo), without building the whole grid's.
+Medium layout_medium(const RunPlan& p, const Layout& l, const std::array<int, 3>& at);
 std::string describe_plan(const RunPlan& p);  // multi-line text for `seisfd check`
 
 std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present,
