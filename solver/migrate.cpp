@@ -22,6 +22,7 @@
 #include "solver/linearized.hpp"
 #include "solver/model_ops.hpp"
 #include "solver/observed.hpp"
+#include "solver/placement.hpp"
 #include "solver/plan.hpp"
 #include "solver/points.hpp"
 #include "solver/report.hpp"
@@ -52,133 +53,6 @@ std::string fmt(double v, int prec = 4) {
 int imaging_interval(const RunPlan& p) {
   if (p.config.migration.imaging_interval > 0) return p.config.migration.imaging_interval;
   return std::max(1, static_cast<int>(std::floor(1.0 / (4.0 * p.fmax * p.dt))));
-}
-
-// Where born and migrate run (docs/migration.md §6): on one rank, or on the ranks of an MPI
-// launch in shot groups (run_shots), each decomposing the grid among its ranks; rank 0 of the
-// launch writes every file.
-struct Placement {
-  parallel::Comm world;
-  RankLayout ranks;
-  std::unique_ptr<HaloExchange> exchange;  // connect(): the group's, over the rank's engine
-
-  bool launch() const { return world.size() > 1; }  // several ranks
-  bool decomposed() const { return launch() && ranks.group_size > 1; }
-  bool writer() const { return world.root(); }
-  const RankDomain* domain() const { return decomposed() ? &ranks.domain : nullptr; }
-  // What the engine is made for: a group of one rank computes the whole grid, on the device
-  // its place on the node gives it.
-  const RankDomain* engine_domain() const { return launch() ? &ranks.domain : nullptr; }
-  const ShotGroup& group() const { return *ranks.group; }
-  // The stop flag as every rank of the group sees it (one decision for all).
-  bool stop(const RunOptions& opt) const {
-    const bool mine = opt.stop && opt.stop->load();
-    return launch() ? group().comm().any(mine) : mine;
-  }
-  // Every shot through run(k) (on the ranks of its group) and take(k, what run returned on the
-  // group's rank 0) on the writer, in the order they finish.
-  void shots(int n, const std::function<std::vector<double>(int)>& run,
-             const std::function<void(int, std::vector<double>)>& take) {
-    if (launch()) return run_shots(world, ranks, n, run, take);
-    for (int k = 0; k < n; ++k) take(k, run(k));
-  }
-  // The halo exchange over the rank's engine: host-staged through MPI (the operators make new
-  // states for every shot, which the peer exchange would map anew each time).
-  void connect(Engine& e) {
-    if (decomposed())
-      exchange = make_halo_exchange(Exchange::kMpi, group().comm(), ranks.domain, e);
-  }
-};
-
-// `groups`: the command runs several shot groups (else it refuses them).
-Placement place(const RunPlan& plan, Backend backend, const char* command, bool groups) {
-  Placement p;
-  p.world = parallel::Comm::world();
-  if (!p.launch()) return p;
-  const RunConfig& c = plan.config;
-  if (c.parallel.shot_groups != 1 && !groups)
-    throw ConfigError("parallel.shot_groups",
-                      std::string("seisfd ") + command +
-                          " runs over ranks as one shot group decomposing the grid: set it to 1",
-                      c.source_path);
-  if (c.parallel.exchange == Exchange::kPeer)
-    throw ConfigError("parallel.exchange",
-                      std::string("seisfd ") + command +
-                          " exchanges halos through MPI (host-staged): use \"mpi\" or \"auto\"",
-                      c.source_path);
-  p.ranks = make_rank_layout(plan, p.world, backend);
-  return p;
-}
-
-// A per-cell array of the global layout as the engine of `at` holds it (its rank's part).
-std::vector<float> local_cells(const RunPlan& p, const Placement& at, std::vector<float> global) {
-  if (!at.decomposed()) return global;
-  const RankDomain& d = *at.domain();
-  return restrict_array(global, p.spec.layout, d.sub, d.spec.layout);
-}
-
-// A per-cell array of the engine of `at` in the global layout, on the writer (empty elsewhere).
-std::vector<double> global_cells(const Placement& at, std::vector<double> local) {
-  return at.decomposed() ? at.group().gather_cells(local) : local;
-}
-
-// The stacks of every shot group's rank 0 (global layout) summed onto the writer, in the groups'
-// order; `v` is left as it was on the other ranks.
-void sum_groups(const Placement& at, std::vector<double>& v) {
-  constexpr int kTag = 7102;
-  const int size = at.ranks.group_size, groups = at.world.size() / size;
-  if (!at.group().comm().root()) return;
-  if (!at.writer()) {
-    at.world.send(v.data(), v.size() * sizeof(double), 0, kTag);
-    return;
-  }
-  std::vector<double> in(v.size());
-  for (int g = 1; g < groups; ++g) {
-    at.world.recv(in.data(), in.size() * sizeof(double), g * size, kTag);
-    for (size_t i = 0; i < v.size(); ++i) v[i] += in[i];
-  }
-}
-
-// A shot's traces ([receivers][nt], the rows of the rank's own points in a decomposed run) on
-// the writer; empty on the other ranks.
-std::vector<double> merged_traces(const Placement& at, const ShotOperator& op, const Shot& shot,
-                                  std::vector<double> traces) {
-  if (!at.decomposed()) return traces;
-  return at.group().merge(traces, op.receivers.id, static_cast<int>(shot.receivers.size()), op.nt);
-}
-
-ShotOperator shot_operator(const RunPlan& p, const Shot& s, const Placement& at) {
-  ShotOperator op;
-  if (const RankDomain* d = at.domain()) {
-    op.sources = make_points(p.grid, p.spec, {s.source}, p.config.source.injection,
-                             PointRole::kSource, d->sub, d->spec.layout);
-    op.receivers = make_points(p.grid, p.spec, s.receivers, p.config.receivers.interpolation,
-                               PointRole::kReceiver, d->sub, d->spec.layout);
-    op.exchange = at.exchange.get();
-  } else {
-    op.sources =
-        make_points(p.grid, p.spec, {s.source}, p.config.source.injection, PointRole::kSource);
-    op.receivers = make_points(p.grid, p.spec, s.receivers, p.config.receivers.interpolation,
-                               PointRole::kReceiver);
-  }
-  // A rank without the source injects nothing.
-  if (op.sources.count() > 0) op.wavelet = p.wavelet;
-  op.nt = p.nt;
-  op.dt = p.dt;
-  return op;
-}
-
-// What a report says of the ranks (absent for one rank).
-void report_ranks(nlohmann::json& rep, const Placement& at) {
-  if (!at.launch()) return;
-  const Decomposition& dec = at.group().decomposition();
-  rep["parallel"] = {{"ranks", at.world.size()},
-                     {"shot_groups", at.world.size() / at.ranks.group_size},
-                     {"ranks_per_group", at.ranks.group_size},
-                     {"decomposition", dec.dims},
-                     {"halo_cells", dec.halo},
-                     {"exchange", at.exchange ? at.exchange->name() : "none"},
-                     {"exchange_seconds_rank0", at.exchange ? at.exchange->seconds : 0.0}};
 }
 
 // The physical box: no absorbing layer damps there (the boundary strategy's region).

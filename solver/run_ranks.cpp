@@ -140,6 +140,18 @@ void run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
   world.finish_posts();
 }
 
+nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ranks,
+                               const HaloExchange* exchange) {
+  const Decomposition& dec = ranks.group->decomposition();
+  return {{"ranks", world.size()},
+          {"shot_groups", world.size() / ranks.group_size},
+          {"ranks_per_group", ranks.group_size},
+          {"decomposition", dec.dims},
+          {"halo_cells", dec.halo},
+          {"exchange", exchange ? exchange->name() : "none"},
+          {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0}};
+}
+
 RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                              parallel::Comm world) {
   PhaseClock clock;
@@ -447,14 +459,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                         {"cells_definition",
                          "computational grid incl. absorbing layers and halo; steps of every shot "
                          "over the wall time of the whole launch"}};
-  const Decomposition& dec = group.decomposition();
-  rep["parallel"] = {{"ranks", world.size()},
-                     {"shot_groups", world.size() / ranks.group_size},
-                     {"ranks_per_group", ranks.group_size},
-                     {"decomposition", dec.dims},
-                     {"halo_cells", dec.halo},
-                     {"exchange", exchange ? exchange->name() : "none"},
-                     {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0}};
+  rep["parallel"] = parallel_report(world, ranks, exchange.get());
   rep["diagnostics"] = diagnostics_report(last, config.kernel.diagnostics_interval);
   rep["shots"] = shot_reports;
   if (opt.resume) {

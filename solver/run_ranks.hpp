@@ -2,6 +2,8 @@
 // more than one.
 #pragma once
 #include <functional>
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <vector>
 
@@ -35,6 +37,11 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
 void run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
                const std::function<std::vector<double>(int k)>& run,
                const std::function<void(int k, std::vector<double> message)>& take);
+
+// report.json's "parallel" section of a launch: ranks, groups, the decomposition, the exchange
+// and its exposed seconds on rank 0.
+nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ranks,
+                               const HaloExchange* exchange);
 
 RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
                              parallel::Comm world);

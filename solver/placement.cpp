@@ -1,0 +1,91 @@
+#include "solver/placement.hpp"
+
+#include "solver/halo.hpp"
+#include "solver/points.hpp"
+
+namespace seisfd {
+
+// `groups`: the command runs several shot groups (else it refuses them).
+Placement place(const RunPlan& plan, Backend backend, const char* command, bool groups) {
+  Placement p;
+  p.world = parallel::Comm::world();
+  if (!p.launch()) return p;
+  const RunConfig& c = plan.config;
+  if (c.parallel.shot_groups != 1 && !groups)
+    throw ConfigError("parallel.shot_groups",
+                      std::string("seisfd ") + command +
+                          " runs over ranks as one shot group decomposing the grid: set it to 1",
+                      c.source_path);
+  if (c.parallel.exchange == Exchange::kPeer)
+    throw ConfigError("parallel.exchange",
+                      std::string("seisfd ") + command +
+                          " exchanges halos through MPI (host-staged): use \"mpi\" or \"auto\"",
+                      c.source_path);
+  p.ranks = make_rank_layout(plan, p.world, backend);
+  return p;
+}
+
+// A per-cell array of the global layout as the engine of `at` holds it (its rank's part).
+std::vector<float> local_cells(const RunPlan& p, const Placement& at, std::vector<float> global) {
+  if (!at.decomposed()) return global;
+  const RankDomain& d = *at.domain();
+  return restrict_array(global, p.spec.layout, d.sub, d.spec.layout);
+}
+
+// A per-cell array of the engine of `at` in the global layout, on the writer (empty elsewhere).
+std::vector<double> global_cells(const Placement& at, std::vector<double> local) {
+  return at.decomposed() ? at.group().gather_cells(local) : local;
+}
+
+// The stacks of every shot group's rank 0 (global layout) summed onto the writer, in the groups'
+// order; `v` is left as it was on the other ranks.
+void sum_groups(const Placement& at, std::vector<double>& v) {
+  constexpr int kTag = 7102;
+  const int size = at.ranks.group_size, groups = at.world.size() / size;
+  if (!at.group().comm().root()) return;
+  if (!at.writer()) {
+    at.world.send(v.data(), v.size() * sizeof(double), 0, kTag);
+    return;
+  }
+  std::vector<double> in(v.size());
+  for (int g = 1; g < groups; ++g) {
+    at.world.recv(in.data(), in.size() * sizeof(double), g * size, kTag);
+    for (size_t i = 0; i < v.size(); ++i) v[i] += in[i];
+  }
+}
+
+// A shot's traces ([receivers][nt], the rows of the rank's own points in a decomposed run) on
+// the writer; empty on the other ranks.
+std::vector<double> merged_traces(const Placement& at, const ShotOperator& op, const Shot& shot,
+                                  std::vector<double> traces) {
+  if (!at.decomposed()) return traces;
+  return at.group().merge(traces, op.receivers.id, static_cast<int>(shot.receivers.size()), op.nt);
+}
+
+ShotOperator shot_operator(const RunPlan& p, const Shot& s, const Placement& at) {
+  ShotOperator op;
+  if (const RankDomain* d = at.domain()) {
+    op.sources = make_points(p.grid, p.spec, {s.source}, p.config.source.injection,
+                             PointRole::kSource, d->sub, d->spec.layout);
+    op.receivers = make_points(p.grid, p.spec, s.receivers, p.config.receivers.interpolation,
+                               PointRole::kReceiver, d->sub, d->spec.layout);
+    op.exchange = at.exchange.get();
+  } else {
+    op.sources =
+        make_points(p.grid, p.spec, {s.source}, p.config.source.injection, PointRole::kSource);
+    op.receivers = make_points(p.grid, p.spec, s.receivers, p.config.receivers.interpolation,
+                               PointRole::kReceiver);
+  }
+  // A rank without the source injects nothing.
+  if (op.sources.count() > 0) op.wavelet = p.wavelet;
+  op.nt = p.nt;
+  op.dt = p.dt;
+  return op;
+}
+
+// What a report says of the ranks (absent for one rank).
+void report_ranks(nlohmann::json& rep, const Placement& at) {
+  if (at.launch()) rep["parallel"] = parallel_report(at.world, at.ranks, at.exchange.get());
+}
+
+}  // namespace seisfd
