@@ -1,5 +1,6 @@
 #include "solver/parallel.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -283,7 +284,18 @@ struct Comm::Impl {
   long long counter = 0;
 };
 
-Session::Session(int*, char***) {}
+// Launched as one of several ranks by a build that cannot talk to them: every rank would run the
+// whole job into the same files.
+Session::Session(int*, char***) {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"})
+    if (const char* n = std::getenv(v); n && std::atoi(n) > 1) {
+      std::fprintf(stderr,
+                   "seisfd: error: launched as one of %s ranks, but this seisfd was built without "
+                   "MPI (SEISFD_MPI); run it without mpirun, or build it with libopenmpi-dev\n",
+                   n);
+      std::exit(2);
+    }
+}
 Session::~Session() = default;
 Comm::Comm() = default;
 Comm::~Comm() = default;
