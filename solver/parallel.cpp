@@ -9,12 +9,6 @@
 #endif
 
 namespace seisfd::parallel {
-namespace {
-
-bool g_started = false;
-
-}  // namespace
-
 bool mpi_built() {
   return SEISFD_HAVE_MPI != 0;
 }
@@ -27,6 +21,12 @@ bool launched_by_mpi() {
 }
 
 #if SEISFD_HAVE_MPI
+
+namespace {
+
+bool g_started = false;  // MPI_Init ran (Session)
+
+}  // namespace
 
 struct Comm::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
