@@ -33,8 +33,8 @@ MpiHaloExchange::MpiHaloExchange(parallel::Comm comm, const Subdomain& sub, cons
 }
 
 template <class T>
-void MpiHaloExchange::exchange_as(WaveState& s, int fields) {
-  std::vector<T> out, in;
+void MpiHaloExchange::exchange_as(WaveState& s, int fields, std::vector<T>& out,
+                                  std::vector<T>& in) {
   for (int a = 0; a < 3; ++a)
     for (int f = 0; f < fields; ++f) {
       const FieldRef ref{f, Level::kCurrent};
@@ -56,9 +56,9 @@ void MpiHaloExchange::exchange_as(WaveState& s, int fields) {
 
 void MpiHaloExchange::exchange(WaveState& s, int fields) {
   if (s.element_bytes() == 8)
-    exchange_as<double>(s, fields);
+    exchange_as(s, fields, out64_, in64_);
   else
-    exchange_as<float>(s, fields);
+    exchange_as(s, fields, out32_, in32_);
 }
 
 Exchange resolve_exchange(Exchange asked, Backend backend, const parallel::Comm& group,

@@ -27,13 +27,16 @@ class MpiHaloExchange : public HaloExchange {
 
  private:
   template <class T>
-  void exchange_as(WaveState& s, int fields);
+  void exchange_as(WaveState& s, int fields, std::vector<T>& out, std::vector<T>& in);
 
   parallel::Comm comm_;
   Subdomain sub_;
   // Per axis and side (lo, hi): the owned cells sent, the halo cells received.
   std::vector<Box> send_[3][2], recv_[3][2];
   long long bytes_ = 0;
+  // The faces sent and received, kept from step to step (fp32 or fp64 states).
+  std::vector<float> out32_, in32_;
+  std::vector<double> out64_, in64_;
 };
 
 // The path parallel.exchange names, resolved for a group: auto is peer where the engine computes

@@ -112,28 +112,31 @@ void Comm::barrier() const {
   if (impl_) check(MPI_Barrier(impl_->comm), "MPI_Barrier");
 }
 
-double Comm::sum(double v) const {
-  if (impl_) check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_SUM, impl_->comm), "MPI_Allreduce");
+namespace {
+
+// v reduced over every rank of `comm` with `op`, in place.
+template <class T>
+T all_reduce(MPI_Comm comm, T v, MPI_Datatype type, MPI_Op op) {
+  check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, type, op, comm), "MPI_Allreduce");
   return v;
+}
+
+}  // namespace
+
+double Comm::sum(double v) const {
+  return impl_ ? all_reduce(impl_->comm, v, MPI_DOUBLE, MPI_SUM) : v;
 }
 double Comm::max(double v) const {
-  if (impl_) check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_DOUBLE, MPI_MAX, impl_->comm), "MPI_Allreduce");
-  return v;
+  return impl_ ? all_reduce(impl_->comm, v, MPI_DOUBLE, MPI_MAX) : v;
 }
 long long Comm::sum(long long v) const {
-  if (impl_)
-    check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_SUM, impl_->comm), "MPI_Allreduce");
-  return v;
+  return impl_ ? all_reduce(impl_->comm, v, MPI_LONG_LONG, MPI_SUM) : v;
 }
 long long Comm::min(long long v) const {
-  if (impl_)
-    check(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_MIN, impl_->comm), "MPI_Allreduce");
-  return v;
+  return impl_ ? all_reduce(impl_->comm, v, MPI_LONG_LONG, MPI_MIN) : v;
 }
 bool Comm::any(bool v) const {
-  int x = v ? 1 : 0;
-  if (impl_) check(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_INT, MPI_MAX, impl_->comm), "MPI_Allreduce");
-  return x != 0;
+  return impl_ ? all_reduce(impl_->comm, v ? 1 : 0, MPI_INT, MPI_MAX) != 0 : v;
 }
 
 void Comm::sum_to(std::vector<double>& v, int root) const {

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "kernels/cuda_backend.hpp"
+#include "io/error.hpp"
 #include "io/snapshots.hpp"
 #include "solver/modeling.hpp"
 #include "solver/run.hpp"
@@ -102,9 +103,10 @@ void check_finite(const float* data, size_t n, const std::string& what) {
                        "; values beyond 3.4e38 overflow float32; is the source amplitude sane?)");
 }
 
-void write_partial_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
+void write_partial_gather(io::GatherWriter* gw, const RunPlan& plan, const Shot& shot,
                           const std::vector<double>& full, int fields) {
   const int nr = static_cast<int>(shot.receivers.size());
+  if (!gw) return;
   const int nto = std::min(plan.nt_out(), fields / plan.out_every + 1);
   if (nr == 0 || full.size() < static_cast<size_t>(nr) * plan.nt) return;
   std::vector<float> traces(static_cast<size_t>(nr) * nto);
@@ -114,8 +116,13 @@ void write_partial_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot&
           static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
   std::vector<double> xyz;
   for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
-  gw.write_shot(shot.index, traces.data(), nr, nto, xyz.data(), shot.source,
-                plan.dt * plan.out_every, 0.0, "Pa", false);
+  try {
+    gw->write_shot(shot.index, traces.data(), nr, nto, xyz.data(), shot.source,
+                   plan.dt * plan.out_every, 0.0, "Pa", false);
+  } catch (const io::IoError& e) {
+    std::fprintf(stderr, "seisfd: warning: the traces recorded so far were not kept: %s\n",
+                 e.what());
+  }
 }
 
 std::vector<std::string> input_files(const RunConfig& c) {

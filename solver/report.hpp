@@ -39,8 +39,9 @@ std::unique_ptr<io::SegyGatherWriter> make_segy_gathers(const RunPlan& plan, con
 // float32: a finite fp64 value beyond its range is one of them).
 void check_finite(const float* data, size_t n, const std::string& what);
 // The traces of a shot stopped after field `fields` (samples 0 .. fields), as a shot group
-// with complete = 0.
-void write_partial_gather(io::GatherWriter& gw, const RunPlan& plan, const Shot& shot,
+// with complete = 0, into gw (null: nothing). A write error is a warning on stderr: the run is
+// stopping for another reason, which its error reports.
+void write_partial_gather(io::GatherWriter* gw, const RunPlan& plan, const Shot& shot,
                           const std::vector<double>& traces, int fields);
 
 // The shots a resumed gathers.sgy keeps: the leading ones whole (every receiver's trace) and,

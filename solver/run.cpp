@@ -221,15 +221,8 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
                         " (resume on the same backend and precision)");
     } catch (const Interrupted& e) {
       // What the shot recorded so far reaches the .partial file (complete = 0 there too).
-      if (gw) {
-        try {
-          write_partial_gather(*gw, plan, shot, traces_so_far(modeling.propagation().recorded()),
-                               e.step());
-        } catch (const io::IoError& w) {
-          std::fprintf(stderr, "seisfd: warning: the traces recorded so far were not kept: %s\n",
-                       w.what());
-        }
-      }
+      write_partial_gather(gw.get(), plan, shot,
+                           traces_so_far(modeling.propagation().recorded()), e.step());
       throw;
     }
     clock.mark("shots");

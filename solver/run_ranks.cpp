@@ -421,14 +421,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
       // Every rank of the group stops at the same step: the traces so far reach the writer's
       // .partial file when its group was the one stopped there (complete = 0).
       const std::vector<double> t = merged(modeling.propagation().recorded());
-      if (writer && gw) {
-        try {
-          write_partial_gather(*gw, plan, shot, t, e.step());
-        } catch (const io::IoError& w) {
-          std::fprintf(stderr, "seisfd: warning: the traces recorded so far were not kept: %s\n",
-                       w.what());
-        }
-      }
+      write_partial_gather(gw.get(), plan, shot, t, e.step());  // gw: the writer's only
       throw;
     }
     ShotMessage m;
