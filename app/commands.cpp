@@ -251,9 +251,10 @@ int cmd_info() {
   std::printf("cpu         %d OpenMP threads\n", omp_get_max_threads());
   std::printf("segy        %s\n", io::segy_built() ? "yes (segyio: SEG-Y gathers, images, models)"
                                                    : "no (built without libsegyio)");
-  std::printf("mpi         %s\n", parallel::mpi_built()
-                                     ? "yes (mpirun -np N seisfd run|...: decomposition, shot groups)"
-                                     : "no (built without MPI: one rank)");
+  std::printf("mpi         %s\n",
+              parallel::mpi_built()
+                  ? "yes (mpirun -np N seisfd run|...: decomposition, shot groups)"
+                  : "no (built without MPI: one rank)");
   const auto devs = cuda_devices();
   if (devs.empty()) std::printf("devices     no CUDA device found (runs use the cpu backend)\n");
   for (const auto& d : devs)

@@ -42,7 +42,8 @@ void Propagation::steps(int n_begin, int n_end) {
     engine_.synchronize();  // the exchange's time is its own, not the step's
     const auto t0 = std::chrono::steady_clock::now();
     exchange_->exchange(*state_, fields);
-    exchange_->seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    exchange_->seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 }
 

@@ -280,7 +280,10 @@ const char* to_string(Precision t) {
 }
 
 const char* to_string(Exchange t) {
-  return t == Exchange::kAuto ? "auto" : t == Exchange::kMpi ? "mpi" : t == Exchange::kPeer ? "peer" : "host";
+  return t == Exchange::kAuto   ? "auto"
+         : t == Exchange::kMpi  ? "mpi"
+         : t == Exchange::kPeer ? "peer"
+                                : "host";
 }
 const char* to_string(OutputFormat t) {
   return t == OutputFormat::kHdf5 ? "hdf5" : "segy";
@@ -405,8 +408,8 @@ std::string config_to_toml(const RunConfig& c) {
   if (par.auto_decomposition())
     o << "\"auto\"";
   else
-    o << "[" << par.decomposition[0] << ", " << par.decomposition[1] << ", "
-      << par.decomposition[2] << "]";
+    o << "[" << par.decomposition[0] << ", " << par.decomposition[1] << ", " << par.decomposition[2]
+      << "]";
   o << "\nshot_groups = " << par.shot_groups << "\nexchange = " << name(par.exchange) << "\n";
   if (c.migration.present) write_migration(o, c.migration);
   if (c.born.present) write_born(o, c.born);
@@ -514,11 +517,11 @@ std::string config_to_json(const RunConfig& c) {
                  {"diagnostics_interval", c.kernel.diagnostics_interval}};
   j["run"] = {{"checkpoint_steps", c.run.checkpoint_steps},
               {"checkpoint_seconds", c.run.checkpoint_seconds}};
-  j["parallel"] = {{"decomposition", c.parallel.auto_decomposition()
-                                         ? Json("auto")
-                                         : Json(c.parallel.decomposition)},
-                   {"shot_groups", c.parallel.shot_groups},
-                   {"exchange", to_string(c.parallel.exchange)}};
+  j["parallel"] = {
+      {"decomposition",
+       c.parallel.auto_decomposition() ? Json("auto") : Json(c.parallel.decomposition)},
+      {"shot_groups", c.parallel.shot_groups},
+      {"exchange", to_string(c.parallel.exchange)}};
   j["migration"] = nullptr;
   if (const MigrationConfig& m = c.migration; m.present) {
     Json conditions = Json::array();

@@ -19,7 +19,8 @@ int extent(const Layout& l, int a) {
 std::vector<int> split_axis(const StepSpec& g, int a, int p) {
   const int begin = g.begin[a], end = g.end[a], n = end - begin;
   std::vector<int> cuts(p + 1);
-  for (int k = 0; k <= p; ++k) cuts[k] = begin + static_cast<int>(static_cast<long long>(n) * k / p);
+  for (int k = 0; k <= p; ++k)
+    cuts[k] = begin + static_cast<int>(static_cast<long long>(n) * k / p);
   const int lo = g.sponge.width_lo[a] > 0 ? g.sponge.phys_lo[a] : begin;
   const int hi = g.sponge.width_hi[a] > 0 ? g.sponge.phys_hi[a] + 1 : end;
   for (int k = 1; k < p; ++k) cuts[k] = std::clamp(cuts[k], lo, hi);
@@ -108,14 +109,13 @@ Decomposition decompose(const StepSpec& g, int ranks, const std::array<int, 3>& 
                         source);
     Decomposition d = make(g, dims, halo);
     if (const int a = too_thin(d); a >= 0)
-      throw ConfigError(key,
-                        "splits " + std::string(kAxis[a]) + " (" +
-                            std::to_string(g.end[a] - g.begin[a]) + " updated cells) into " +
-                            std::to_string(dims[a]) + " parts, the thinnest " +
-                            std::to_string(thinnest(d.cuts[a])) + " cells, thinner than the halo of " +
-                            std::to_string(halo) + " cells the stencil needs; use fewer ranks along " +
-                            kAxis[a],
-                        source);
+      throw ConfigError(
+          key,
+          "splits " + std::string(kAxis[a]) + " (" + std::to_string(g.end[a] - g.begin[a]) +
+              " updated cells) into " + std::to_string(dims[a]) + " parts, the thinnest " +
+              std::to_string(thinnest(d.cuts[a])) + " cells, thinner than the halo of " +
+              std::to_string(halo) + " cells the stencil needs; use fewer ranks along " + kAxis[a],
+          source);
     return d;
   }
   // "auto": every factorisation of ranks, the fewest halo cells; ties go to the split of the
@@ -174,7 +174,8 @@ std::vector<float> restrict_array(const std::vector<float>& global, const Layout
   std::vector<float> out(static_cast<size_t>(local.size()), 0.0f);
   for (int z = 0; z < local.nz; ++z)
     for (int y = 0; y < local.ny; ++y) {
-      const float* from = global.data() + gl.idx(z + d.layout_lo[0], y + d.layout_lo[1], d.layout_lo[2]);
+      const float* from =
+          global.data() + gl.idx(z + d.layout_lo[0], y + d.layout_lo[1], d.layout_lo[2]);
       std::copy(from, from + local.nx, out.data() + local.idx(z, y, 0));
     }
   return out;

@@ -39,8 +39,8 @@ struct Decomposition {
 // inside an absorbing layer (a layer belongs to the rank at its edge of the grid). Throws
 // ConfigError (key parallel.decomposition, `source` the config file) when dims does not multiply
 // to `ranks` or leaves a part thinner than the halo.
-Decomposition decompose(const StepSpec& global, int ranks, const std::array<int, 3>& dims,
-                        int halo, const std::string& source = {});
+Decomposition decompose(const StepSpec& global, int ranks, const std::array<int, 3>& dims, int halo,
+                        const std::string& source = {});
 
 // One rank's part of a decomposed run: what its engine and its points are made for.
 struct RankDomain {

@@ -16,10 +16,10 @@ namespace seisfd {
 // whole updated region in the whole layout, without neighbours.
 struct Subdomain {
   int rank = 0, ranks = 1;
-  std::array<int, 3> lo{0, 0, 0}, hi{0, 0, 0};           // updated cells [lo, hi), global (z, y, x)
-  std::array<int, 3> local_lo{0, 0, 0};                  // the local index of global lo
+  std::array<int, 3> lo{0, 0, 0}, hi{0, 0, 0};  // updated cells [lo, hi), global (z, y, x)
+  std::array<int, 3> local_lo{0, 0, 0};         // the local index of global lo
   std::array<int, 3> layout_lo{0, 0, 0}, layout_hi{0, 0, 0};  // the local layout, global
-  std::array<int, 6> neighbour{-1, -1, -1, -1, -1, -1};  // z-, z+, y-, y+, x-, x+
+  std::array<int, 6> neighbour{-1, -1, -1, -1, -1, -1};       // z-, z+, y-, y+, x-, x+
 
   // The whole updated region of `spec`, local indices equal to global ones.
   static Subdomain whole(const StepSpec& spec);

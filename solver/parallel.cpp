@@ -99,9 +99,9 @@ Comm Comm::node() const {
   if (!impl_) return Comm();
   Comm c;
   c.impl_ = std::make_shared<Impl>();
-  check(MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL,
-                            &c.impl_->comm),
-        "MPI_Comm_split_type");
+  check(
+      MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &c.impl_->comm),
+      "MPI_Comm_split_type");
   c.impl_->owned = true;
   MPI_Comm_rank(c.impl_->comm, &c.rank_);
   MPI_Comm_size(c.impl_->comm, &c.size_);
@@ -143,7 +143,8 @@ void Comm::sum_to(std::vector<double>& v, int root) const {
   if (!impl_) return;
   const int n = static_cast<int>(v.size());
   if (rank_ == root)
-    check(MPI_Reduce(MPI_IN_PLACE, v.data(), n, MPI_DOUBLE, MPI_SUM, root, impl_->comm), "MPI_Reduce");
+    check(MPI_Reduce(MPI_IN_PLACE, v.data(), n, MPI_DOUBLE, MPI_SUM, root, impl_->comm),
+          "MPI_Reduce");
   else
     check(MPI_Reduce(v.data(), nullptr, n, MPI_DOUBLE, MPI_SUM, root, impl_->comm), "MPI_Reduce");
 }
@@ -184,9 +185,9 @@ std::vector<float> Comm::gather(const std::vector<float>& piece, int root) const
 void Comm::sendrecv(const void* send, size_t send_bytes, int to, void* recv, size_t recv_bytes,
                     int from, int tag) const {
   if (!impl_) return;
-  check(MPI_Sendrecv(send, static_cast<int>(send_bytes), MPI_BYTE, to < 0 ? MPI_PROC_NULL : to,
-                     tag, recv, static_cast<int>(recv_bytes), MPI_BYTE,
-                     from < 0 ? MPI_PROC_NULL : from, tag, impl_->comm, MPI_STATUS_IGNORE),
+  check(MPI_Sendrecv(send, static_cast<int>(send_bytes), MPI_BYTE, to < 0 ? MPI_PROC_NULL : to, tag,
+                     recv, static_cast<int>(recv_bytes), MPI_BYTE, from < 0 ? MPI_PROC_NULL : from,
+                     tag, impl_->comm, MPI_STATUS_IGNORE),
         "MPI_Sendrecv");
 }
 
@@ -304,31 +305,57 @@ Comm::Comm() = default;
 Comm::~Comm() = default;
 Comm::Comm(const Comm&) = default;
 Comm& Comm::operator=(const Comm&) = default;
-Comm Comm::world() { return Comm(); }
-Comm Comm::split(int, int) const { return Comm(); }
-Comm Comm::node() const { return Comm(); }
+Comm Comm::world() {
+  return Comm();
+}
+Comm Comm::split(int, int) const {
+  return Comm();
+}
+Comm Comm::node() const {
+  return Comm();
+}
 void Comm::barrier() const {}
-double Comm::sum(double v) const { return v; }
-double Comm::max(double v) const { return v; }
-long long Comm::sum(long long v) const { return v; }
-long long Comm::min(long long v) const { return v; }
-bool Comm::any(bool v) const { return v; }
+double Comm::sum(double v) const {
+  return v;
+}
+double Comm::max(double v) const {
+  return v;
+}
+long long Comm::sum(long long v) const {
+  return v;
+}
+long long Comm::min(long long v) const {
+  return v;
+}
+bool Comm::any(bool v) const {
+  return v;
+}
 void Comm::sum_to(std::vector<double>&, int) const {}
 void Comm::broadcast(std::vector<double>&, int) const {}
 void Comm::broadcast(int&, int) const {}
-std::vector<float> Comm::gather(const std::vector<float>& piece, int) const { return piece; }
+std::vector<float> Comm::gather(const std::vector<float>& piece, int) const {
+  return piece;
+}
 void Comm::sendrecv(const void*, size_t, int, void*, size_t, int, int) const {}
 void Comm::send(const void*, size_t, int, int) const {}
 void Comm::recv(void*, size_t, int, int) const {}
 void Comm::post(std::vector<double>, int, int) {}
 void Comm::finish_posts() {}
-bool Comm::poll(int, std::vector<double>&) const { return false; }
+bool Comm::poll(int, std::vector<double>&) const {
+  return false;
+}
 std::vector<double> Comm::receive(int) const {
   throw std::logic_error("Comm::receive on a world of one rank");
 }
-void Comm::make_counter() { impl_ = std::make_shared<Impl>(); }
-long long Comm::fetch_add() const { return impl_ ? impl_->counter++ : 0; }
-void Comm::abort(int code) const { std::exit(code); }
+void Comm::make_counter() {
+  impl_ = std::make_shared<Impl>();
+}
+long long Comm::fetch_add() const {
+  return impl_ ? impl_->counter++ : 0;
+}
+void Comm::abort(int code) const {
+  std::exit(code);
+}
 
 #endif
 

@@ -57,8 +57,8 @@ std::vector<double> ShotGroup::merge(const std::vector<double>& local, const std
   return all;
 }
 
-void ShotGroup::gather_box(const Propagation& p, const int lo[3], const int hi[3],
-                           const int dec[3], std::vector<float>& out) const {
+void ShotGroup::gather_box(const Propagation& p, const int lo[3], const int hi[3], const int dec[3],
+                           std::vector<float>& out) const {
   // This rank's piece: the samples of the box in the cells it answers for.
   int k0[3], k1[3];
   for (int a = 0; a < 3; ++a)
@@ -82,12 +82,14 @@ void ShotGroup::gather_box(const Propagation& p, const int lo[3], const int hi[3
   for (int r = 0; r < comm_.size(); ++r) {
     const Subdomain s = dec_.subdomain(r, global_);
     int r0[3], r1[3];
-    for (int a = 0; a < 3; ++a) samples_in(lo[a], hi[a], dec[a], s.out_lo(a), s.out_hi(a), r0[a], r1[a]);
+    for (int a = 0; a < 3; ++a)
+      samples_in(lo[a], hi[a], dec[a], s.out_lo(a), s.out_hi(a), r0[a], r1[a]);
     if (!(r0[0] < r1[0] && r0[1] < r1[1] && r0[2] < r1[2])) continue;
     for (int z = r0[0]; z < r1[0]; ++z)
       for (int y = r0[1]; y < r1[1]; ++y) {
         const size_t len = static_cast<size_t>(r1[2] - r0[2]);
-        std::copy_n(all.begin() + at, len, out.begin() + (static_cast<size_t>(z) * n[1] + y) * n[2] + r0[2]);
+        std::copy_n(all.begin() + at, len,
+                    out.begin() + (static_cast<size_t>(z) * n[1] + y) * n[2] + r0[2]);
         at += len;
       }
   }

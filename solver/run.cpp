@@ -221,8 +221,8 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
                         " (resume on the same backend and precision)");
     } catch (const Interrupted& e) {
       // What the shot recorded so far reaches the .partial file (complete = 0 there too).
-      write_partial_gather(gw.get(), plan, shot,
-                           traces_so_far(modeling.propagation().recorded()), e.step());
+      write_partial_gather(gw.get(), plan, shot, traces_so_far(modeling.propagation().recorded()),
+                           e.step());
       throw;
     }
     clock.mark("shots");

@@ -77,8 +77,8 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   r.group_size = world.size() / groups;
   r.group_index = world.rank() / r.group_size;
   const int halo = halo_width(c.physics.equation, plan.spec.radius);
-  Decomposition dec = decompose(plan.spec, r.group_size, c.parallel.decomposition, halo,
-                                c.source_path);
+  Decomposition dec =
+      decompose(plan.spec, r.group_size, c.parallel.decomposition, halo, c.source_path);
   parallel::Comm group = world.split(r.group_index, world.rank());
   r.domain.sub = dec.subdomain(group.rank(), plan.spec);
   r.domain.spec = local_spec(plan.spec, r.domain.sub);
@@ -90,8 +90,8 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   // ranks each starting one OpenMP thread a core would run cores x ranks threads.
   if (!std::getenv("OMP_NUM_THREADS"))
     omp_set_num_threads(std::max(1, omp_get_num_procs() / r.ranks_on_node));
-  r.exchange = resolve_exchange(c.parallel.exchange, resolve_backend(c, backend), group,
-                               c.source_path);
+  r.exchange =
+      resolve_exchange(c.parallel.exchange, resolve_backend(c, backend), group, c.source_path);
   r.group = std::make_unique<ShotGroup>(group, std::move(dec), plan.spec, r.domain);
   return r;
 }
@@ -152,8 +152,7 @@ nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ra
           {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0}};
 }
 
-RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
-                             parallel::Comm world) {
+RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, parallel::Comm world) {
   PhaseClock clock;
   // The peer exchange maps the wavefields through CUDA IPC, which compressible memory refuses.
   RunConfig cfg = config;
@@ -229,8 +228,9 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
   const bool one_group = ranks.group_size == world.size();
   const std::string checkpoint_path = (fs::path(dir) / "checkpoint.h5").string();
   const std::string my_checkpoint =
-      writer ? checkpoint_path
-             : (fs::path(dir) / ("checkpoint.rank" + std::to_string(world.rank()) + ".h5")).string();
+      writer
+          ? checkpoint_path
+          : (fs::path(dir) / ("checkpoint.rank" + std::to_string(world.rank()) + ".h5")).string();
   const std::string ckpt_digest = digest + "/" + group.decomposition().text();
   std::optional<io::Checkpoint> resume_from;
   if (opt.resume && one_group) {

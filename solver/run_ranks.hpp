@@ -43,7 +43,6 @@ void run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
 nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ranks,
                                const HaloExchange* exchange);
 
-RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt,
-                             parallel::Comm world);
+RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, parallel::Comm world);
 
 }  // namespace seisfd

@@ -42,8 +42,15 @@ TEST(Decomposition, AutoSplitsTheLongAxisAndCubesEvenly) {
   d = decompose(cube.spec, 8, {0, 0, 0}, 4);
   EXPECT_EQ(d.dims, (std::array<int, 3>{2, 2, 2}));
   // No other factorisation of 8 sends fewer halo cells.
-  for (std::array<int, 3> other : {std::array<int, 3>{8, 1, 1}, {1, 8, 1}, {1, 1, 8}, {2, 4, 1},
-                                   {4, 2, 1}, {1, 2, 4}, {4, 1, 2}, {2, 1, 4}, {1, 4, 2}})
+  for (std::array<int, 3> other : {std::array<int, 3>{8, 1, 1},
+                                   {1, 8, 1},
+                                   {1, 1, 8},
+                                   {2, 4, 1},
+                                   {4, 2, 1},
+                                   {1, 2, 4},
+                                   {4, 1, 2},
+                                   {2, 1, 4},
+                                   {1, 4, 2}})
     EXPECT_LE(d.halo_cells(cube.spec), decompose(cube.spec, 8, other, 4).halo_cells(cube.spec));
   // Equal costs go to the slower axis (contiguous faces).
   d = decompose(cube.spec, 2, {0, 0, 0}, 4);
@@ -156,8 +163,9 @@ TEST(Decomposition, RestrictedMediumIsTheGlobalOneOverTheLocalLayout) {
     for (int z = 0; z < l.layout.nz; ++z)
       for (int y = 0; y < l.layout.ny; ++y)
         for (int x = 0; x < l.layout.nx; ++x)
-          ASSERT_EQ(local[l.layout.idx(z, y, x)],
-                    v[p.spec.layout.idx(z + s.layout_lo[0], y + s.layout_lo[1], x + s.layout_lo[2])]);
+          ASSERT_EQ(
+              local[l.layout.idx(z, y, x)],
+              v[p.spec.layout.idx(z + s.layout_lo[0], y + s.layout_lo[1], x + s.layout_lo[2])]);
   }
 }
 
@@ -167,8 +175,8 @@ TEST_F(ParallelSection, SectionParsesAndRejectsBadValues) {
   RunConfig c = parse(kMinimal + "[parallel]\ndecomposition = [2, 1, 3]\nshot_groups = 2\n");
   EXPECT_EQ(c.parallel.decomposition, (std::array<int, 3>{2, 1, 3}));
   EXPECT_EQ(c.parallel.shot_groups, 2);
-  EXPECT_TRUE(parse(kMinimal + "[parallel]\ndecomposition = \"auto\"\n")
-                  .parallel.auto_decomposition());
+  EXPECT_TRUE(
+      parse(kMinimal + "[parallel]\ndecomposition = \"auto\"\n").parallel.auto_decomposition());
   EXPECT_TRUE(parse(kMinimal).parallel.auto_decomposition());
   expect_error(kMinimal + "[parallel]\ndecomposition = \"best\"\n", "parallel.decomposition", 15);
   expect_error(kMinimal + "[parallel]\ndecomposition = [2, 0, 1]\n", "parallel.decomposition", 15);

@@ -130,7 +130,8 @@ class PeerExchange final : public HaloExchange {
           throw std::runtime_error(
               std::string("parallel.exchange = \"peer\": the wavefield cannot be shared through "
                           "CUDA IPC (") +
-              cudaGetErrorString(e) + "; compressible memory cannot be: kernel.compressible = off)");
+              cudaGetErrorString(e) +
+              "; compressible memory cannot be: kernel.compressible = off)");
       }
     }
     // Both directions of each axis, as the handshakes go.
@@ -138,8 +139,8 @@ class PeerExchange final : public HaloExchange {
       for (int side = 0; side < 2; ++side) {
         const int to = link_.neighbour[2 * a + side], from = link_.neighbour[2 * a + 1 - side];
         PeerInfo got{};
-        link_.sendrecv(&mine, to >= 0 ? sizeof mine : 0, to, &got, from >= 0 ? sizeof got : 0,
-                       from, 400 + 2 * a + side);
+        link_.sendrecv(&mine, to >= 0 ? sizeof mine : 0, to, &got, from >= 0 ? sizeof got : 0, from,
+                       400 + 2 * a + side);
         if (from < 0) continue;
         const int slot = 2 * a + 1 - side;
         const int ext[3] = {spec.layout.nz, spec.layout.ny, spec.layout.nx};
@@ -186,11 +187,9 @@ class PeerExchange final : public HaloExchange {
     }
     n[a] = w;
     const long long cells = 1LL * n[0] * n[1] * n[2];
-    copy_box_kernel<<<static_cast<unsigned>((cells + 255) / 256), 256, 0, stream_>>>(s.current(f), spec.layout,
-                                                 make_int3(d0[2], d0[1], d0[0]),
-                                                 m.remote[slot][f][k], nb.layout,
-                                                 make_int3(s0[2], s0[1], s0[0]),
-                                                 make_int3(n[2], n[1], n[0]));
+    copy_box_kernel<<<static_cast<unsigned>((cells + 255) / 256), 256, 0, stream_>>>(
+        s.current(f), spec.layout, make_int3(d0[2], d0[1], d0[0]), m.remote[slot][f][k], nb.layout,
+        make_int3(s0[2], s0[1], s0[0]), make_int3(n[2], n[1], n[0]));
     CUDA_CHECK_LAUNCH();
   }
 

@@ -91,10 +91,11 @@ int run_case(const Case& c, const parallel::Comm& world, const std::array<int, 3
   const double tol = c.fp64 ? tol::kDotFp64 : tol::kDotFp32;
   const bool ok = rel <= tol && std::fabs(lhs) > 0;
   if (world.root())
-    std::printf("[dot over %d ranks, %s] %-24s %s: <Fs,d> = %.15e  <s,F*d> = %.15e  relative "
-                "%.2e (limit %.0e) %s\n",
-                world.size(), dec.text().c_str(), c.name, c.fp64 ? "fp64" : "fp32", lhs, rhs, rel,
-                tol, ok ? "ok" : "FAILED");
+    std::printf(
+        "[dot over %d ranks, %s] %-24s %s: <Fs,d> = %.15e  <s,F*d> = %.15e  relative "
+        "%.2e (limit %.0e) %s\n",
+        world.size(), dec.text().c_str(), c.name, c.fp64 ? "fp64" : "fp32", lhs, rhs, rel, tol,
+        ok ? "ok" : "FAILED");
   return ok ? 0 : 1;
 }
 

@@ -93,7 +93,10 @@ int main(int argc, char** argv) {
                        name.rfind("shot_", 0) == 0;
     const bool pass = same || rel <= (trace ? trace_tol : tol);
     std::printf("%s: %s (max difference %.3e of the peak %.3e)\n", name.c_str(),
-                same ? "identical" : pass ? "within tolerance" : "DIFFERS", rel, peak);
+                same   ? "identical"
+                : pass ? "within tolerance"
+                       : "DIFFERS",
+                rel, peak);
     ok = ok && pass;
   }
   H5Fclose(a);
