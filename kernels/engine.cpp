@@ -6,21 +6,30 @@
 
 namespace seisfd {
 
-std::vector<Box> edge_strips(const Box& inner, int width) {
+std::vector<Box> shell_boxes(const Box& outer, const Box& inner) {
   std::vector<Box> out;
-  Box core = inner;  // what is left once the faces of the earlier axes are taken
+  Box core = outer;  // what is left once the faces of the earlier axes are taken
   for (int a = 0; a < 3; ++a) {
-    const int w = std::min(width, core.hi[a] - core.lo[a]);
-    if (w <= 0) break;
+    const int lo_end = std::clamp(inner.lo[a], core.lo[a], core.hi[a]);
+    const int hi_begin = std::clamp(inner.hi[a], lo_end, core.hi[a]);
     Box lo = core, hi = core;
-    lo.hi[a] = core.lo[a] + w;
-    hi.lo[a] = std::max(core.hi[a] - w, lo.hi[a]);
-    out.push_back(lo);
+    lo.hi[a] = lo_end;
+    hi.lo[a] = hi_begin;
+    if (lo.cells() > 0) out.push_back(lo);
     if (hi.cells() > 0) out.push_back(hi);
-    core.lo[a] = lo.hi[a];
-    core.hi[a] = hi.lo[a];
+    core.lo[a] = lo_end;
+    core.hi[a] = hi_begin;
   }
   return out;
+}
+
+std::vector<Box> edge_strips(const Box& inner, int width) {
+  Box core = inner;
+  for (int a = 0; a < 3; ++a) {
+    core.lo[a] = std::min(inner.lo[a] + width, inner.hi[a]);
+    core.hi[a] = std::max(inner.hi[a] - width, core.lo[a]);
+  }
+  return shell_boxes(inner, core);
 }
 
 void check_direction(const StepSpec& spec, Direction d) {

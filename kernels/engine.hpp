@@ -7,11 +7,13 @@
 // source and a receiver wavefield). Plain C++: no CUDA types.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "kernels/exec.hpp"
 #include "kernels/physics.hpp"
 #include "kernels/step_spec.hpp"
 
@@ -64,6 +66,10 @@ struct Box {
 // whole, the y faces between them, the x faces between those. What the edge-strip reads and
 // writes of a state take: a halo exchange's faces, a reconstruction's saved boundary.
 std::vector<Box> edge_strips(const Box& inner, int width);
+// The cells of `outer` outside `inner` as non-overlapping boxes in the same order (z faces
+// whole, then y, then x; empty ones left out): what a step split around an interior updates
+// after the interior.
+std::vector<Box> shell_boxes(const Box& outer, const Box& inner);
 
 // Throws std::invalid_argument where no exact update exists for the direction: the adjoint
 // with CPML (every backend refuses it with this one message).
@@ -227,6 +233,22 @@ class Engine {
   // part of the steps (a backend reduces them inside the batch, where the update reads field m
   // anyway). Throws std::invalid_argument where the engine has no update for the direction.
   virtual void advance(WaveState& state, int n_begin, int n_end, const StepIo& io) = 0;
+
+  // Step n split around a halo exchange (docs/parallel.md): the same as advance(s, n, n + 1,
+  // io), except that the halo of s's current level is filled by exchange() during the step. An
+  // engine that can queues the update of the cells of `inner` (whose stencil reads no halo)
+  // first, then calls exchange(), which orders its own work before what is queued after it,
+  // and then queues the rest of the step: the boundary's corrections and the update of the cells
+  // around `inner`, then the injection and the rest. This default calls exchange() and then
+  // advances.
+  virtual void advance_split(WaveState& s, int n, const StepIo& io, const Box& /*inner*/,
+                             const std::function<void()>& exchange) {
+    exchange();
+    advance(s, n, n + 1, io);
+  }
+  // Where the engine queues its work (device and stream); {} for an engine that computes where
+  // it is called.
+  virtual ExecContext context() const { return {}; }
 
   // K steps between diagnostics inside advance(); 0: none (queue_diagnostics only).
   void set_diagnostics_every(int k) { diagnostics_every_ = k > 0 ? k : 0; }

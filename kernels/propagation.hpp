@@ -16,9 +16,23 @@ namespace seisfd {
 class HaloExchange {
  public:
   virtual ~HaloExchange() = default;
+  // The halo of s's current level filled, before it returns.
   virtual void exchange(WaveState& s, int fields) = 0;
   virtual const char* name() const = 0;  // "mpi (host-staged)", "peer (CUDA IPC)"
-  // Wall time spent exchanging after the steps had finished (the exposed communication), kept by
+
+  // Overlap with the update (Propagation::steps, Engine::advance_split), for an exchange that
+  // can: start() marks s's current level complete with what its engine has queued so far;
+  // finish() exchanges that level and orders the engine's later work after it (it may return
+  // before the halo has arrived); interior() is the part of the updated region whose stencil
+  // reads no halo this exchange fills.
+  virtual bool overlaps() const { return false; }
+  virtual void start(WaveState& /*s*/) {}
+  virtual void finish(WaveState& s, int fields) { exchange(s, fields); }
+  virtual Box interior(const StepSpec& spec) const;
+  bool overlap = true;  // false: exchange after each step even where it could overlap
+
+  // Wall time spent in the exchange by the host: after the steps had finished without overlap
+  // (the exposed communication), beside the interior's update with it. Kept by
   // Propagation::steps.
   double seconds = 0;
 };
@@ -45,8 +59,10 @@ class Propagation {
   // What the steps inject and record (for Engine::advance_imaging).
   const StepIo& io() const { return io_; }
 
-  // Steps [n_begin, n_end) (Engine::advance), one at a time with the halo exchanged after each
-  // where an exchange is set.
+  // Steps [n_begin, n_end) (Engine::advance), one at a time with the halo exchanged where an
+  // exchange is set: after each step, so that the halo of the last level is filled on return;
+  // or, where the exchange overlaps, during each step (Engine::advance_split), beside the
+  // update of the interior, so that the halo of the last level is filled by the next step.
   void steps(int n_begin, int n_end);
   void set_exchange(HaloExchange* x) { exchange_ = x; }
   HaloExchange* exchange() const { return exchange_; }

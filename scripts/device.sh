@@ -29,17 +29,21 @@
 #   cpu-bench  `seisfd bench --backend cpu` of acoustic, VTI and TTI at order 8 on the machine's
 #              cores (CPU_THREADS, default all) at CPU_SIZES (default 256), and the CPU
 #              streaming ceiling of each pattern
-#   ranks      ctest -R RanksGpu (several ranks sharing the GPU, SEISFD_REQUIRE_GPU=1), then
-#              whole runs of configs/bench_512_o8.toml (RANKS_STEPS steps, default 500) on one rank
-#              and on 2 ranks sharing the GPU (decomposition RANKS_DECOMP, default [1,1,2]), twice
+#   ranks      ctest -R 'Ranks|SplitSteps' (several ranks sharing the GPU, SEISFD_REQUIRE_GPU=1),
+#              then whole runs of configs/bench_512_o8.toml (RANKS_STEPS steps, default 500) of
+#              RANKS_PHYSICS (acoustic) on one rank and on 2 ranks sharing the GPU (decomposition
+#              RANKS_DECOMP, default [1,1,2]) with the exchange overlapped and not (and BASELINE's
+#              binary), twice; RANKS_MPS=1: again under the MPS daemon; RANKS_TESTS: the ctest
+#              filter; RANKS_SANITIZE=1: memcheck of 4 ranks with the peer exchange
 #   scaling    weak (512^3 a GPU) and strong (1024 x 512 x 512 acoustic, 768^3 TTI) whole runs of
 #              SCALING_STEPS (200) steps, order 8, on 1, 2, 4, 8 of the machine's GPUs (one rank
 #              each, exchange auto), acoustic and TTI: $OUT/results/scaling.csv
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
-# With BASELINE=DIR (a source tree of an earlier commit, e.g. from `git archive`), `bench` and
-# `runs` build and run it too, alternating old and new on the same device in the same call.
+# With BASELINE=DIR (a source tree of an earlier commit, e.g. from `git archive`), `bench`,
+# `runs` and `ranks` build and run it too (BASELINE_TARGET=seisfd: only the program),
+# alternating old and new on the same device in the same call.
 # Logs go to $OUT (summary.txt first), bench CSV/JSON into $OUT/results_<time>.tgz; the last lines
 # printed are the summary.
 set -uo pipefail
@@ -59,7 +63,7 @@ build_tree() {  # build_tree SRC BUILD_DIR [cmake args...]
   t0=$(date +%s)
   { cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSEISFD_CUDA=ON \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DSEISFD_TOMLPP_INCLUDE_DIR="$PWD/.deps/include" "$@" &&
-    cmake --build "$dir" -j 16; } > "$OUT/build_$(basename "$dir").log" 2>&1 ||
+    cmake --build "$dir" -j 16 ${BUILD_TARGET:+--target $BUILD_TARGET}; } > "$OUT/build_$(basename "$dir").log" 2>&1 ||
     { tail -30 "$OUT/build_$(basename "$dir").log" | tee -a "$S"; exit 1; }
   grep -i "spill" "$OUT/build_$(basename "$dir").log" | sort | uniq -c | head -10 >> "$S"
   echo "build $src -> $dir: $(( $(date +%s) - t0 )) s" | tee -a "$S"
@@ -74,7 +78,7 @@ build() {
   build_tree . $B -DSEISFD_BENCH_SWEEPS=ON
   if [ -n "${BASELINE:-}" ]; then
     mkdir -p "$BASELINE/.deps" && cp -r .deps/include "$BASELINE/.deps/" 2>/dev/null
-    build_tree "$BASELINE" build/baseline
+    BUILD_TARGET=${BASELINE_TARGET:-} build_tree "$BASELINE" build/baseline
   fi
   built=1
 }
@@ -342,27 +346,50 @@ step_cpu_bench() {
 
 step_ranks() {
   build
-  log "ranks: ctest -R RanksGpu (SEISFD_REQUIRE_GPU=1)"
+  log "ranks: ctest -R 'Ranks|SplitSteps' (SEISFD_REQUIRE_GPU=1)"
   SEISFD_REQUIRE_GPU=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    timeout ${RANKS_CTEST_S:-240} ctest --test-dir $B -R 'Ranks' -j 2 --timeout 200 \
+    timeout ${RANKS_CTEST_S:-240} ctest --test-dir $B -R "${RANKS_TESTS:-Ranks|SplitSteps}" -j 2 --timeout 200 \
     --output-on-failure > "$OUT/ctest_ranks.log" 2>&1
   echo "ctest ranks rc=$?" | tee -a "$S"
-  grep -E "tests passed|tests failed|Total Test time|Passed|Failed" "$OUT/ctest_ranks.log" | tee -a "$S"
-  log "ranks: whole runs, one rank against 2 ranks sharing the GPU"
+  grep -E "tests passed|tests failed|Total Test time|\(Failed\)|Skipped|Timeout" "$OUT/ctest_ranks.log" | tee -a "$S"
+  log "ranks: whole runs, one rank against 2 ranks sharing the GPU (overlap on, off; BASELINE)"
   local cfg=configs/bench_512_o8.toml dt dur
-  dt=$($B/app/seisfd check $cfg 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
-  dur=$(python3 -c "print(${dt} * ${RANKS_STEPS:-500})")
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  for rep in 1 2; do
-    $B/app/seisfd run $cfg --backend cuda --quiet --overwrite --set time.duration=$dur \
-      --set output.directory=\"/tmp/ranks1\" > /tmp/ranks.log 2>&1 || tail -3 /tmp/ranks.log | tee -a "$S"
-    report "1 rank (run $rep)" /tmp/ranks1/report.json
-    timeout 300 mpirun --oversubscribe -np 2 $B/app/seisfd run $cfg --backend cuda --quiet \
-      --overwrite --set time.duration=$dur --set output.directory=\"/tmp/ranks2\" \
-      --set "parallel.decomposition=${RANKS_DECOMP:-[1,1,2]}" > /tmp/ranks.log 2>&1 ||
-      tail -5 /tmp/ranks.log | tee -a "$S"
-    report "2 ranks ${RANKS_DECOMP:-[1,1,2]} (run $rep)" /tmp/ranks2/report.json
-    python3 -c "import json; r=json.load(open('/tmp/ranks2/report.json')); print('  exchange', r['parallel'])" 2>&1 | tee -a "$S"
+  local tti=(--set physics.equation=\"tti\" --set model.epsilon=0.2 --set model.delta=0.1
+             --set model.theta=30.0 --set model.phi=20.0)
+  local mps_modes="off"
+  [ -n "${RANKS_MPS:-}" ] && mps_modes="off on"
+  for mps in $mps_modes; do
+  if [ $mps = on ]; then  # the ranks' kernels run side by side instead of in time slices
+    if ! command -v nvidia-cuda-mps-control > /dev/null; then echo "no MPS here" | tee -a "$S"; break; fi
+    export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps_pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps_log
+    mkdir -p $CUDA_MPS_PIPE_DIRECTORY $CUDA_MPS_LOG_DIRECTORY
+    nvidia-cuda-mps-control -d && log "MPS daemon started"
+  fi
+  for eq in ${RANKS_PHYSICS:-acoustic}; do
+    local extra=()
+    [ $eq = tti ] && extra=("${tti[@]}")
+    dt=$($B/app/seisfd check $cfg "${extra[@]}" 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
+    dur=$(python3 -c "print(${dt} * ${RANKS_STEPS:-500})")
+    for rep in 1 2; do
+      $B/app/seisfd run $cfg "${extra[@]}" --backend cuda --quiet --overwrite --set time.duration=$dur \
+        --set output.directory=\"/tmp/ranks1\" > /tmp/ranks.log 2>&1 || tail -3 /tmp/ranks.log | tee -a "$S"
+      report "$eq 1 rank (run $rep)" /tmp/ranks1/report.json
+      local bins=("$B/app/seisfd:overlap" "$B/app/seisfd:no-overlap")
+      [ -n "${BASELINE:-}" ] && bins+=("build/baseline/app/seisfd:baseline")
+      for bo in "${bins[@]}"; do
+        local bin=${bo%%:*} what=${bo##*:} set=()
+        [ $what = no-overlap ] && set=(--set parallel.overlap=false)
+        timeout 300 mpirun --oversubscribe -np 2 $bin run $cfg "${extra[@]}" --backend cuda --quiet \
+          --overwrite --set time.duration=$dur --set output.directory=\"/tmp/ranks2\" \
+          --set "parallel.decomposition=${RANKS_DECOMP:-[1,1,2]}" "${set[@]}" > /tmp/ranks.log 2>&1 ||
+          tail -5 /tmp/ranks.log | tee -a "$S"
+        report "$eq 2 ranks ${RANKS_DECOMP:-[1,1,2]} $what mps-$mps (run $rep)" /tmp/ranks2/report.json
+        python3 -c "import json; r=json.load(open('/tmp/ranks2/report.json')); print('  exchange', r['parallel'])" 2>&1 | tee -a "$S"
+      done
+    done
+  done
+  if [ $mps = on ]; then echo quit | nvidia-cuda-mps-control; log "MPS daemon stopped"; fi
   done
   [ -z "${RANKS_SANITIZE:-}" ] && return
   log "ranks: compute-sanitizer memcheck on 4 ranks [2,1,2] with the peer exchange (quickstart, TTI)"

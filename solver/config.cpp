@@ -410,7 +410,8 @@ std::string config_to_toml(const RunConfig& c) {
   else
     o << "[" << par.decomposition[0] << ", " << par.decomposition[1] << ", " << par.decomposition[2]
       << "]";
-  o << "\nshot_groups = " << par.shot_groups << "\nexchange = " << name(par.exchange) << "\n";
+  o << "\nshot_groups = " << par.shot_groups << "\nexchange = " << name(par.exchange)
+    << "\noverlap = " << (par.overlap ? "true" : "false") << "\n";
   if (c.migration.present) write_migration(o, c.migration);
   if (c.born.present) write_born(o, c.born);
   return o.str();
@@ -521,7 +522,8 @@ std::string config_to_json(const RunConfig& c) {
       {"decomposition",
        c.parallel.auto_decomposition() ? Json("auto") : Json(c.parallel.decomposition)},
       {"shot_groups", c.parallel.shot_groups},
-      {"exchange", to_string(c.parallel.exchange)}};
+      {"exchange", to_string(c.parallel.exchange)},
+      {"overlap", c.parallel.overlap}};
   j["migration"] = nullptr;
   if (const MigrationConfig& m = c.migration; m.present) {
     Json conditions = Json::array();

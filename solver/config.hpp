@@ -247,6 +247,9 @@ struct ParallelConfig {
   std::array<int, 3> decomposition{0, 0, 0};
   int shot_groups = 1;  // groups of size / shot_groups ranks, each running whole shots
   Exchange exchange = Exchange::kAuto;
+  // The exchange during each step, beside the interior's update, where the exchange and the
+  // kernel variant can (peer); off: after each step (to measure what overlap hides).
+  bool overlap = true;
   bool auto_decomposition() const { return decomposition[0] == 0; }
 };
 

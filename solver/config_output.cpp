@@ -190,7 +190,7 @@ RunSection read_run(const Section& s) {
 }
 
 ParallelConfig read_parallel(const Section& s) {
-  s.check_known({"decomposition", "shot_groups", "exchange"});
+  s.check_known({"decomposition", "shot_groups", "exchange", "overlap"});
   ParallelConfig p;
   if (const toml::node* n = s.find("decomposition")) {
     if (n->is_string()) {
@@ -206,6 +206,7 @@ ParallelConfig read_parallel(const Section& s) {
   p.exchange =
       s.get_enum("exchange", {Exchange::kAuto, Exchange::kMpi, Exchange::kPeer, Exchange::kHost})
           .value_or(p.exchange);
+  p.overlap = s.get_bool("overlap").value_or(p.overlap);
   return p;
 }
 

@@ -76,7 +76,8 @@ Exchange resolve_exchange(Exchange asked, Backend backend, const parallel::Comm&
 }
 
 std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parallel::Comm& group,
-                                                 const RankDomain& d, Engine& engine) {
+                                                 const RankDomain& d, Engine& engine,
+                                                 bool overlap) {
   if (group.size() == 1) return nullptr;
   if (resolved != Exchange::kPeer)
     return std::make_unique<MpiHaloExchange>(group, d.sub, d.spec, d.halo);
@@ -85,7 +86,9 @@ std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parall
   link.halo = d.halo;
   link.sendrecv = [group](const void* send, size_t sb, int to, void* recv, size_t rb, int from,
                           int tag) { group.sendrecv(send, sb, to, recv, rb, from, tag); };
-  return make_cuda_peer_exchange(engine, link);
+  std::unique_ptr<HaloExchange> x = make_cuda_peer_exchange(engine, link);
+  x->overlap = overlap;
+  return x;
 }
 
 }  // namespace seisfd

@@ -44,8 +44,10 @@ class MpiHaloExchange : public HaloExchange {
 // host-staged exchange). ConfigError (key parallel.exchange) for peer without a GPU.
 Exchange resolve_exchange(Exchange asked, Backend backend, const parallel::Comm& group,
                           const std::string& source = {});
-// The exchange of a group of several ranks over `engine` (null for a group of one rank).
+// The exchange of a group of several ranks over `engine` (null for a group of one rank);
+// `overlap`: during the steps where it can (ParallelConfig::overlap).
 std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parallel::Comm& group,
-                                                 const RankDomain& d, Engine& engine);
+                                                 const RankDomain& d, Engine& engine,
+                                                 bool overlap = true);
 
 }  // namespace seisfd

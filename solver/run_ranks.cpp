@@ -149,17 +149,13 @@ nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ra
           {"decomposition", dec.dims},
           {"halo_cells", dec.halo},
           {"exchange", exchange ? exchange->name() : "none"},
+          {"overlap", exchange && exchange->overlaps() && exchange->overlap},
           {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0}};
 }
 
 RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, parallel::Comm world) {
   PhaseClock clock;
-  // The peer exchange maps the wavefields through CUDA IPC, which compressible memory refuses.
-  RunConfig cfg = config;
-  if (resolve_backend(config, opt.backend) == Backend::kCuda &&
-      config.parallel.exchange != Exchange::kMpi && config.parallel.exchange != Exchange::kHost)
-    cfg.kernel.compressible = Compressible::kOff;
-  const RunPlan plan = make_plan(cfg);
+  const RunPlan plan = make_plan(config);
   const bool writer = world.root();
   if (writer)
     for (const auto& w : plan.warnings) std::fprintf(stderr, "seisfd: warning: %s\n", w.c_str());
@@ -284,8 +280,8 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
   // A group of one rank computes the whole grid as a run of one rank does, on the device its
   // place on the node gives it (its domain is the whole grid).
   Modeling modeling(plan, opt.backend, opt.graphs, &ranks.domain);
-  const std::unique_ptr<HaloExchange> exchange =
-      make_halo_exchange(ranks.exchange, group.comm(), ranks.domain, modeling.engine());
+  const std::unique_ptr<HaloExchange> exchange = make_halo_exchange(
+      ranks.exchange, group.comm(), ranks.domain, modeling.engine(), config.parallel.overlap);
   modeling.set_exchange(exchange.get());
   Engine& engine = modeling.engine();
   if (writer && modeling.backend() == Backend::kCuda) {

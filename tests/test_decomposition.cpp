@@ -183,10 +183,50 @@ TEST_F(ParallelSection, SectionParsesAndRejectsBadValues) {
   expect_error(kMinimal + "[parallel]\ndecomposition = [2, 1]\n", "parallel.decomposition", 15);
   expect_error(kMinimal + "[parallel]\nshot_groups = 0\n", "parallel.shot_groups", 15);
   expect_error(kMinimal + "[parallel]\nexchange = \"carrier-pigeon\"\n", "parallel.exchange", 15);
+  expect_error(kMinimal + "[parallel]\noverlap = 1\n", "parallel.overlap", 15);
+  EXPECT_TRUE(c.parallel.overlap);
+  c.parallel.overlap = false;
   // The resolved config round-trips the section.
   const RunConfig back = parse_config(config_to_toml(c), "resolved.toml");
   EXPECT_EQ(back.parallel.decomposition, c.parallel.decomposition);
   EXPECT_EQ(back.parallel.shot_groups, 2);
+  EXPECT_FALSE(back.parallel.overlap);
+}
+
+// What a step split around an interior updates after it (shell_boxes): every cell of the outer
+// box outside the interior exactly once, nothing else; interiors that touch faces, stick out or
+// are empty.
+TEST(Decomposition, ShellBoxesCoverTheOuterBoxOutsideTheInteriorOnce) {
+  Box outer;
+  outer.lo[0] = 2, outer.lo[1] = 3, outer.lo[2] = 1;
+  outer.hi[0] = 11, outer.hi[1] = 9, outer.hi[2] = 14;
+  const auto box = [](std::array<int, 6> v) {
+    Box b;
+    for (int a = 0; a < 3; ++a) b.lo[a] = v[2 * a], b.hi[a] = v[2 * a + 1];
+    return b;
+  };
+  for (const Box& inner : {box({4, 7, 3, 9, 5, 10}), box({2, 11, 3, 9, 5, 10}),
+                           box({0, 20, 5, 6, 0, 20}), box({5, 5, 4, 8, 2, 3}), outer}) {
+    std::vector<int> hits(16 * 16 * 16, 0);
+    for (const Box& b : shell_boxes(outer, inner)) {
+      ASSERT_GT(b.cells(), 0);
+      for (int z = b.lo[0]; z < b.hi[0]; ++z)
+        for (int y = b.lo[1]; y < b.hi[1]; ++y)
+          for (int x = b.lo[2]; x < b.hi[2]; ++x) ++hits[(z * 16 + y) * 16 + x];
+    }
+    for (int z = 0; z < 16; ++z)
+      for (int y = 0; y < 16; ++y)
+        for (int x = 0; x < 16; ++x) {
+          const int at[3] = {z, y, x};
+          bool in_outer = true, in_inner = true;
+          for (int a = 0; a < 3; ++a) {
+            in_outer = in_outer && at[a] >= outer.lo[a] && at[a] < outer.hi[a];
+            in_inner = in_inner && at[a] >= inner.lo[a] && at[a] < inner.hi[a];
+          }
+          ASSERT_EQ(hits[(z * 16 + y) * 16 + x], in_outer && !in_inner ? 1 : 0)
+              << "cell " << z << "," << y << "," << x;
+        }
+  }
 }
 
 }  // namespace

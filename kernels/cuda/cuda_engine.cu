@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -63,6 +64,10 @@ class CudaEngine final : public Engine {
         transfers_(o.device) {
     const cuda::DeviceGuard guard(device_);
     check_medium(m, spec, std::string("cuda engine (") + to_string(m.physics) + "): ");
+    int major = 0, minor = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_));
+    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device_));
+    compute_capability_ = 10 * major + minor;
     std::vector<float> coef[kMaxMediumArrays];
     medium_coefficients(m, spec, dt, coef);
     for (int k = 0; k < traits(physics_).medium_arrays; ++k) {
@@ -141,6 +146,29 @@ class CudaEngine final : public Engine {
     device_step_ = n_end;
     s.set_step(n_end);
   }
+
+  // The interior's update queued before exchange(), the rest after it. Not split (exchange()
+  // first, then the whole step): variants with whole-layout passes (scratch arrays: TTI's cross
+  // terms would be computed once per box), the adjoint and fused imaging, volume sources and
+  // regions, or an empty interior.
+  void advance_split(WaveState& state, int n, const StepIo& io, const Box& inner,
+                     const std::function<void()>& exchange) override {
+    if (variant_.scratch_arrays > 0 || io.direction != Direction::kForward || imaging_ ||
+        io.region || io.volume[0] || io.volume[1] || inner.cells() == 0) {
+      exchange();
+      advance(state, n, n + 1, io);
+      return;
+    }
+    CudaState& s = own(state);
+    const cuda::DeviceGuard guard(device_);
+    if (n != device_step_) cuda::launch_set_step(step_.get(), n, stream());
+    const Split split{inner, &exchange};
+    launch_chunk(s, n, n + 1, io, &split);
+    device_step_ = n + 1;
+    s.set_step(n + 1);
+  }
+
+  ExecContext context() const override { return ctx(); }
 
   // ---- Per-cell arrays, Born modelling and imaging (kernels/cuda/imaging.hpp)
 
@@ -341,8 +369,14 @@ class CudaEngine final : public Engine {
     return (std::max(n, 1) + k - 1) / k * k;
   }
 
+  // One step split around a halo exchange (advance_split): the update of `inner` first.
+  struct Split {
+    Box inner;
+    const std::function<void()>* exchange;
+  };
+
   // Steps [n, end) as one graph, or as plain launches, with the reductions due among them.
-  void launch_chunk(CudaState& st, int n, int end, const StepIo& io) {
+  void launch_chunk(CudaState& st, int n, int end, const StepIo& io, const Split* split = nullptr) {
     cudaStream_t s = stream();
     const int count = end - n;
     const int first = diagnostics_every() > 0 && first_due(n) < end ? first_due(n) - n : -1;
@@ -351,9 +385,9 @@ class CudaEngine final : public Engine {
     for (int k = first; every > 0 && k < count; k += every) fields.push_back(n + k);
     queue_->make_room(static_cast<int>(fields.size()));
     // Volume sources and regions change between the one-step runs that use them: plain launches.
-    const bool plain = io.region || io.volume[0] || io.volume[1];
+    const bool plain = io.region || io.volume[0] || io.volume[1] || split;
     if (!use_graphs_ || count < 2 || plain) {
-      enqueue(st, count, s, first, every, io);
+      enqueue(st, count, s, first, every, io, split);
     } else {
       const auto* src = static_cast<const CudaSources*>(io.sources);
       const auto* rec = static_cast<const CudaReceivers*>(io.receivers);
@@ -390,17 +424,22 @@ class CudaEngine final : public Engine {
   // the j-th such step into acc(j): the update does it where the variant fuses them, the
   // separate reduction otherwise. The chunk's last launch advances the step counter and
   // publishes the chunk's reductions.
-  void enqueue(CudaState& st, int count, cudaStream_t s, int first, int every, const StepIo& io) {
+  // With a split (one step): the update of split->inner, the exchange, then the CPML's psi
+  // (which reads the halo) and the update of the boxes around the interior.
+  void enqueue(CudaState& st, int count, cudaStream_t s, int first, int every, const StepIo& io,
+               const Split* split = nullptr) {
     const PhysicsTraits& t = traits(physics_);
     const bool forward = io.direction == Direction::kForward;
-    const LaunchFn update = forward ? variant_.forward : variant_.transposed;
+    // The update of the cells of spec r's region: the variant's, or where it refuses a box (a
+    // thin box of a split step or of a reconstruction), the naive variant's; nothing for none.
+    const auto update = [&](const StepSpec& r, UpdateArgs args, const ExecContext& ctx) {
+      if (region_cells(r) == 0) return;
+      const KernelVariant& v = variant_for(r);
+      for (int i = 0; i < kMaxScratchArrays; ++i) args.scratch[i] = scratch_[i].get();
+      (forward ? v.forward : v.transposed)(r, args, ctx);
+    };
     // A region: its cells only, without CPML (StepIo::region).
-    StepSpec restricted = spec_;
-    if (io.region)
-      for (int a = 0; a < 3; ++a) {
-        restricted.begin[a] = io.region->lo[a];
-        restricted.end[a] = io.region->hi[a];
-      }
+    const StepSpec restricted = io.region ? box_spec(*io.region) : spec_;
     cuda::CpmlBoundary* const cpml = io.region ? nullptr : cpml_.get();
     const auto* src = static_cast<const CudaSources*>(io.sources);
     const auto* rec = static_cast<const CudaReceivers*>(io.receivers);
@@ -409,7 +448,9 @@ class CudaEngine final : public Engine {
     for (int k = 0; k < count; ++k) {
       const bool reduce = every > 0 && k >= first && (k - first) % every == 0;
       // A fused imaging step reduces its diagnostics separately (one epilogue per launch).
-      const bool fused = reduce && variant_.fuses_diagnostics && fuse_diagnostics_ && !imaging_;
+      // A region or a split may update some boxes with another variant: reduced separately.
+      const bool fused = reduce && variant_.fuses_diagnostics && fuse_diagnostics_ && !imaging_ &&
+                         !split && !io.region;
       cuda::DiagAccum* acc = reduce ? queue_->acc(j++) : nullptr;
       if (reduce && !fused) cuda::launch_diagnostics(st.current(0), spec_, acc, s);
       UpdateArgs a;
@@ -425,8 +466,15 @@ class CudaEngine final : public Engine {
       // CPML (forward only: the adjoint refuses it): axis d follows field cpml_source[d].
       const float* csrc[3] = {a.cur[t.cpml_source[0]], a.cur[t.cpml_source[1]],
                               a.cur[t.cpml_source[2]]};
-      if (cpml) cpml->launch_psi(st.cpml(), csrc, s);
-      update(restricted, a, c);
+      if (split) {
+        update(box_spec(split->inner), a, c);
+        (*split->exchange)();
+        if (cpml) cpml->launch_psi(st.cpml(), csrc, s);
+        for (const Box& b : shell_boxes(updated(), split->inner)) update(box_spec(b), a, c);
+      } else {
+        if (cpml) cpml->launch_psi(st.cpml(), csrc, s);
+        update(restricted, a, c);
+      }
       if (cpml) {
         const float* w[kMaxFields][3];
         for (int f = 0; f < kMaxFields; ++f)
@@ -461,6 +509,51 @@ class CudaEngine final : public Engine {
       cuda::launch_advance_step(step_.get(), count, s);
   }
 
+  static int64_t region_cells(const StepSpec& r) {
+    int64_t n = 1;
+    for (int a = 0; a < 3; ++a) n *= std::max(r.end[a] - r.begin[a], 0);
+    return n;
+  }
+
+  // The variant that updates the region of r: the engine's, unless r narrows the region to a
+  // box it refuses (or to no cells); then the naive variant of the physics and order, which
+  // takes any box.
+  const KernelVariant& variant_for(const StepSpec& r) {
+    bool whole = true;
+    for (int a = 0; a < 3; ++a)
+      whole = whole && r.begin[a] == spec_.begin[a] && r.end[a] == spec_.end[a];
+    if (whole || !variant_.can_implement || region_cells(r) == 0 ||
+        variant_.can_implement(r, compute_capability_).empty())
+      return variant_;
+    if (!fallback_) {
+      const std::string name =
+          std::string(to_string(physics_)) + "/o" + std::to_string(2 * spec_.radius) + "/naive";
+      fallback_ = find_variant(name);
+      if (!fallback_) throw std::logic_error("cuda engine: no variant " + name);
+      ensure_scratch(std::max(fallback_->scratch_arrays, fallback_->transposed_scratch_arrays));
+    }
+    return *fallback_;
+  }
+
+  Box updated() const {  // the updated region
+    Box b;
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = spec_.begin[a];
+      b.hi[a] = spec_.end[a];
+    }
+    return b;
+  }
+
+  // The engine's spec with the updated region narrowed to b.
+  StepSpec box_spec(const Box& b) const {
+    StepSpec r = spec_;
+    for (int a = 0; a < 3; ++a) {
+      r.begin[a] = b.lo[a];
+      r.end[a] = b.hi[a];
+    }
+    return r;
+  }
+
   void drop_graphs() {
     stream_.synchronize();
     for (auto& [key, exec] : graphs_) CUDA_CHECK(cudaGraphExecDestroy(exec));
@@ -485,6 +578,8 @@ class CudaEngine final : public Engine {
   std::unique_ptr<cuda::CpmlBoundary> cpml_;
   DeviceBuffer<int> step_;  // the device's step counter
   int device_step_ = 0;     // its value once the queued work has run
+  int compute_capability_ = 0;
+  const KernelVariant* fallback_ = nullptr;  // variant_for()'s naive variant, found at first use
   std::map<GraphKey, cudaGraphExec_t> graphs_;
   std::unique_ptr<cuda::DiagQueue> queue_;  // the queued diagnostics
   std::vector<std::pair<std::string, std::string>> details_;

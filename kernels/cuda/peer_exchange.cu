@@ -1,21 +1,32 @@
 // The peer halo exchange (kernels/cuda_backend.hpp, docs/parallel.md): neighbours on one node
-// pull their halo out of each other's wavefield buffers, mapped through CUDA IPC.
+// exchange packed faces through buffers mapped with CUDA IPC.
 //
-// Ordering. After step n a state holds level n + 1 (current) and n (previous); step n + 1 writes
-// level n + 2 over level n, and only step n + 2 overwrites level n + 1. So a neighbour may read
-// this rank's level n + 1 while this rank runs step n + 1, and must be done before step n + 2.
-// Per axis with neighbours: the rank's own work so far is finished (stream synchronized), one
-// byte goes each way with the neighbours of that axis (both are done with their step and with
-// the earlier axes' pulls, whose halo cells the later axes' faces carry: the edges), then the
-// rank pulls the neighbours' faces into its halo and waits for the copies. A neighbour reaches
-// its step n + 2 only after the handshakes of exchange n + 1, which this rank enters after its
-// pulls of exchange n are complete.
+// Per axis with neighbours, after the state's current level is complete: the rank packs the
+// `halo` cells next to each face it shares into a contiguous buffer of its own (every field,
+// the full extent of the other axes, so that the halo the earlier axes brought travels on: the
+// edges and corners), one byte goes each way with the neighbours of that axis, and the rank
+// unpacks the neighbours' packed buffers, read in place over the peer mapping, into its halo.
+// Contiguous buffers keep the link's transfers whole even for x faces, whose rows are only
+// `halo` cells long in the wavefield.
+//
+// Ordering. Exchange k packs into the buffers of parity k % 2. The neighbour reads them after
+// the handshake of exchange k; this rank writes them again at exchange k + 2, which it packs
+// only after the handshake of exchange k + 1, and the neighbour enters that handshake after its
+// unpacks of exchange k have run (they precede its packs of exchange k + 1 on its exchange
+// stream, which it waits for before each handshake). The buffers belong to the exchange, not to
+// a state: every state the engine steps goes through the same buffers, in the same order on
+// every rank.
+//
+// Overlap (Propagation::steps, Engine::advance_split): start() records where the current level
+// is complete on the engine's stream; finish() runs the exchange on a stream of its own at the
+// highest priority while the engine updates the interior, and makes the engine's stream wait
+// for the unpacks before the rest of the step.
 #include <cuda_runtime.h>
 
-#include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
-#include <vector>
+#include <utility>
 
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/cuda_state.hpp"
@@ -25,82 +36,168 @@
 namespace seisfd {
 namespace {
 
-// What a rank tells its neighbours once per state: where its buffers are and how they are laid.
-struct PeerInfo {
-  cudaIpcMemHandle_t buffer[kMaxFields][2];
-  Layout layout;
-  int begin[3], end[3];
-  int fields;
+struct FieldPtrs {
+  float* f[kMaxFields];
 };
 
-// dst box (of layout dl, starting at d0) = src box (of layout sl, starting at s0), n cells a side;
-// one thread per cell over the box as one range (an x face is n.x = R cells wide).
-__global__ void copy_box_kernel(float* __restrict__ dst, Layout dl, int3 d0,
-                                const float* __restrict__ src, Layout sl, int3 s0, int3 n) {
+// packed[f][cell of the box] <-> field f at the box (origin o, extents n) of layout l; one thread
+// per cell of the box, every field.
+__global__ void pack_kernel(float* __restrict__ packed, FieldPtrs src, int fields, Layout l, int3 o,
+                            int3 n) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long plane = static_cast<long long>(n.x) * n.y;
-  if (i >= plane * n.z) return;
+  const long long plane = static_cast<long long>(n.x) * n.y, cells = plane * n.z;
+  if (i >= cells) return;
   const int z = static_cast<int>(i / plane);
   const int y = static_cast<int>((i % plane) / n.x);
   const int x = static_cast<int>(i % n.x);
-  dst[dl.idx(d0.z + z, d0.y + y, d0.x + x)] = src[sl.idx(s0.z + z, s0.y + y, s0.x + x)];
+  const long long at = l.idx(o.z + z, o.y + y, o.x + x);
+  for (int f = 0; f < fields; ++f) packed[f * cells + i] = src.f[f][at];
 }
+
+__global__ void unpack_kernel(FieldPtrs dst, int fields, Layout l, int3 o, int3 n,
+                              const float* __restrict__ packed) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long plane = static_cast<long long>(n.x) * n.y, cells = plane * n.z;
+  if (i >= cells) return;
+  const int z = static_cast<int>(i / plane);
+  const int y = static_cast<int>((i % plane) / n.x);
+  const int x = static_cast<int>(i % n.x);
+  const long long at = l.idx(o.z + z, o.y + y, o.x + x);
+  for (int f = 0; f < fields; ++f) dst.f[f][at] = packed[f * cells + i];
+}
+
+// What a rank tells the neighbour across one face, once: its packed buffers for that face and
+// the extents they were laid out with.
+struct FaceInfo {
+  cudaIpcMemHandle_t buffer[2];
+  int ext[3];
+  int fields;
+};
 
 class PeerExchange final : public HaloExchange {
  public:
-  PeerExchange(Engine& engine, PeerLink link) : engine_(engine), link_(std::move(link)) {
+  PeerExchange(Engine& engine, PeerLink link)
+      : engine_(engine), link_(std::move(link)), fields_(traits(engine.physics()).fields) {
     if (!link_.sendrecv) throw std::invalid_argument("peer exchange: no link to the neighbours");
   }
   ~PeerExchange() override {
     if (!stream_) return;
     const cuda::DeviceGuard guard(device_);
-    for (auto& [uid, m] : mapped_)
-      for (int s = 0; s < 6; ++s)
-        for (int f = 0; f < kMaxFields; ++f)
-          for (int k = 0; k < 2; ++k)
-            if (m.remote[s][f][k]) cudaIpcCloseMemHandle(m.remote[s][f][k]);
+    cudaStreamSynchronize(stream_);  // destructors never throw
+    for (int s = 0; s < 6; ++s)
+      for (int k = 0; k < 2; ++k) {
+        if (remote_[s][k]) cudaIpcCloseMemHandle(remote_[s][k]);
+        if (own_[s][k]) cudaFree(own_[s][k]);
+      }
+    cudaEventDestroy(ready_);
+    cudaEventDestroy(done_);
     cudaStreamDestroy(stream_);
   }
 
   const char* name() const override { return "peer (CUDA IPC)"; }
+  bool overlaps() const override { return true; }
 
-  void exchange(WaveState& ws, int fields) override {
+  Box interior(const StepSpec& spec) const override {
+    Box b;
+    for (int a = 0; a < 3; ++a) {
+      b.lo[a] = spec.begin[a] + (link_.neighbour[2 * a] >= 0 ? link_.halo : 0);
+      b.hi[a] = spec.end[a] - (link_.neighbour[2 * a + 1] >= 0 ? link_.halo : 0);
+      if (b.hi[a] < b.lo[a]) b.hi[a] = b.lo[a];
+    }
+    return b;
+  }
+
+  void start(WaveState& /*s*/) override {
+    setup();
+    const cuda::DeviceGuard guard(device_);
+    CUDA_CHECK(cudaEventRecord(ready_, engine_stream()));
+  }
+
+  void finish(WaveState& ws, int fields) override {
     auto* s = dynamic_cast<cuda::CudaState*>(&ws);
     if (!s) throw std::invalid_argument("peer exchange: the state was not made by a CUDA engine");
-    if (!stream_) {  // on the engine's device, which its buffers tell
-      cudaPointerAttributes attr{};
-      CUDA_CHECK(cudaPointerGetAttributes(&attr, s->current(0)));
-      device_ = attr.device;
-      const cuda::DeviceGuard guard(device_);
-      CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    }
+    if (fields > fields_)
+      throw std::invalid_argument("peer exchange: more fields than the engine's");
     const cuda::DeviceGuard guard(device_);
-    Mapping& m = mapping(*s);
-    // Which of the buffers mapped at first use is current now: the neighbours have rotated theirs
-    // as often (the same steps), so theirs of the same index is their current level too.
+    map_buffers();
+    const int parity = static_cast<int>(count_++ & 1);
+    FieldPtrs f{};
+    for (int k = 0; k < fields; ++k) f.f[k] = s->current(k);
+    CUDA_CHECK(cudaStreamWaitEvent(stream_, ready_, 0));  // the level is complete
     for (int a = 0; a < 3; ++a) {
       const int lo = link_.neighbour[2 * a], hi = link_.neighbour[2 * a + 1];
       if (lo < 0 && hi < 0) continue;
-      engine_.synchronize();  // the step (Propagation::steps waited for it already), the pulls
+      for (int side = 0; side < 2; ++side)
+        if (link_.neighbour[2 * a + side] >= 0) copy(true, f, fields, a, side, parity);
+      CUDA_CHECK(cudaStreamSynchronize(stream_));  // packed: the neighbours may read them
       handshake(a);
-      for (int f = 0; f < fields; ++f) {
-        const int k = s->current(f) == m.own[f][0] ? 0 : 1;
-        for (int side = 0; side < 2; ++side) {
-          const int slot = 2 * a + side;
-          if (link_.neighbour[slot] < 0) continue;
-          pull(*s, m, f, k, a, side);
-        }
-      }
-      CUDA_CHECK(cudaStreamSynchronize(stream_));
+      for (int side = 0; side < 2; ++side)
+        if (link_.neighbour[2 * a + side] >= 0) copy(false, f, fields, a, side, parity);
     }
+    CUDA_CHECK(cudaEventRecord(done_, stream_));
+    CUDA_CHECK(cudaStreamWaitEvent(engine_stream(), done_, 0));
+  }
+
+  void exchange(WaveState& ws, int fields) override {
+    start(ws);
+    finish(ws, fields);
+    const cuda::DeviceGuard guard(device_);
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
   }
 
  private:
-  struct Mapping {
-    float* own[kMaxFields][2] = {};
-    float* remote[6][kMaxFields][2] = {};  // the neighbour's buffers, by face
-    PeerInfo info[6];                      // the neighbour's layout and updated region
-  };
+  cudaStream_t engine_stream() const { return static_cast<cudaStream_t>(engine_.context().stream); }
+
+  void setup() {
+    if (stream_) return;
+    device_ = engine_.context().device;
+    const cuda::DeviceGuard guard(device_);
+    int least = 0, greatest = 0;
+    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
+    CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+  }
+
+  // The face box of (axis a, side) in this rank's layout: the owned cells next to it (pack) or
+  // the halo beyond it (unpack), `halo` deep, the full extent of the other axes.
+  void face(int a, int side, bool owned, int3& o, int3& n) const {
+    const StepSpec& spec = engine_.spec();
+    const int w = link_.halo;
+    int d0[3] = {0, 0, 0}, ext[3] = {spec.layout.nz, spec.layout.ny, spec.layout.nx};
+    if (side == 0)
+      d0[a] = owned ? spec.begin[a] : spec.begin[a] - w;
+    else
+      d0[a] = owned ? spec.end[a] - w : spec.end[a];
+    ext[a] = w;
+    o = make_int3(d0[2], d0[1], d0[0]);
+    n = make_int3(ext[2], ext[1], ext[0]);
+  }
+
+  long long face_cells(int a) const {
+    const Layout& l = engine_.spec().layout;
+    const long long ext[3] = {l.nz, l.ny, l.nx};
+    long long c = link_.halo;
+    for (int b = 0; b < 3; ++b)
+      if (b != a) c *= ext[b];
+    return c;
+  }
+
+  // Pack this rank's face (a, side) into its buffer, or unpack the neighbour's across it.
+  void copy(bool pack, const FieldPtrs& f, int fields, int a, int side, int parity) {
+    int3 o, n;
+    face(a, side, pack, o, n);
+    const int slot = 2 * a + side;
+    const long long cells = face_cells(a);
+    const unsigned blocks = static_cast<unsigned>((cells + 255) / 256);
+    if (pack)
+      pack_kernel<<<blocks, 256, 0, stream_>>>(own_[slot][parity], f, fields, engine_.spec().layout,
+                                               o, n);
+    else
+      unpack_kernel<<<blocks, 256, 0, stream_>>>(f, fields, engine_.spec().layout, o, n,
+                                                 remote_[slot][parity]);
+    CUDA_CHECK_LAUNCH();
+  }
 
   void handshake(int a) {
     char out = 1, in_lo = 0, in_hi = 0;
@@ -109,95 +206,68 @@ class PeerExchange final : public HaloExchange {
     link_.sendrecv(&out, hi >= 0 ? 1 : 0, hi, &in_lo, lo >= 0 ? 1 : 0, lo, 301 + 2 * a);
   }
 
-  Mapping& mapping(cuda::CudaState& s) {
-    auto it = mapped_.find(s.uid());
-    if (it != mapped_.end()) return it->second;
-    Mapping& m = mapped_[s.uid()];
-    PeerInfo mine{};
-    const StepSpec& spec = engine_.spec();
-    mine.layout = spec.layout;
-    mine.fields = s.fields();
-    for (int a = 0; a < 3; ++a) {
-      mine.begin[a] = spec.begin[a];
-      mine.end[a] = spec.end[a];
-    }
-    for (int f = 0; f < s.fields(); ++f) {
-      m.own[f][0] = s.current(f);
-      m.own[f][1] = s.previous(f);
-      for (int k = 0; k < 2; ++k) {
-        const cudaError_t e = cudaIpcGetMemHandle(&mine.buffer[f][k], m.own[f][k]);
-        if (e != cudaSuccess)
-          throw std::runtime_error(
-              std::string("parallel.exchange = \"peer\": the wavefield cannot be shared through "
-                          "CUDA IPC (") +
-              cudaGetErrorString(e) +
-              "; compressible memory cannot be: kernel.compressible = off)");
-      }
-    }
-    // Both directions of each axis, as the handshakes go.
+  // Once, collectively with the neighbours: this rank's packed buffers (both parities of each
+  // face it shares) allocated and their handles sent across the face; the neighbours' opened.
+  void map_buffers() {
+    if (mapped_) return;
+    const Layout& l = engine_.spec().layout;
+    const int ext[3] = {l.nz, l.ny, l.nx};
     for (int a = 0; a < 3; ++a)
       for (int side = 0; side < 2; ++side) {
+        const int slot = 2 * a + side;
+        if (link_.neighbour[slot] < 0) continue;
+        const size_t bytes = static_cast<size_t>(face_cells(a)) * fields_ * sizeof(float);
+        for (int k = 0; k < 2; ++k) CUDA_CHECK(cudaMalloc(&own_[slot][k], bytes));
+      }
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        // To the neighbour on `side` this rank's buffers of that face; from the one on the other
+        // side its buffers of the face it shares with this rank.
         const int to = link_.neighbour[2 * a + side], from = link_.neighbour[2 * a + 1 - side];
-        PeerInfo got{};
+        FaceInfo mine{}, got{};
+        if (to >= 0) {
+          for (int k = 0; k < 2; ++k)
+            CUDA_CHECK(cudaIpcGetMemHandle(&mine.buffer[k], own_[2 * a + side][k]));
+          for (int b = 0; b < 3; ++b) mine.ext[b] = ext[b];
+          mine.fields = fields_;
+        }
         link_.sendrecv(&mine, to >= 0 ? sizeof mine : 0, to, &got, from >= 0 ? sizeof got : 0, from,
                        400 + 2 * a + side);
         if (from < 0) continue;
-        const int slot = 2 * a + 1 - side;
-        const int ext[3] = {spec.layout.nz, spec.layout.ny, spec.layout.nx};
-        const int nb_ext[3] = {got.layout.nz, got.layout.ny, got.layout.nx};
         for (int b = 0; b < 3; ++b)
-          if (b != a && ext[b] != nb_ext[b])
+          if (b != a && got.ext[b] != ext[b])
             throw std::logic_error("peer exchange: rank " + std::to_string(from) +
                                    "'s layout does not match this rank's across their face");
-        m.info[slot] = got;
-        for (int f = 0; f < s.fields(); ++f)
-          for (int k = 0; k < 2; ++k) {
-            void* p = nullptr;
-            const cudaError_t e =
-                cudaIpcOpenMemHandle(&p, got.buffer[f][k], cudaIpcMemLazyEnablePeerAccess);
-            if (e != cudaSuccess)
-              throw std::runtime_error(
-                  std::string("parallel.exchange = \"peer\": rank ") + std::to_string(from) +
-                  "'s wavefield cannot be mapped (" + cudaGetErrorString(e) +
-                  "); peer needs every neighbour on this node (use exchange = \"mpi\")");
-            m.remote[slot][f][k] = static_cast<float*>(p);
-          }
+        if (got.fields != fields_)
+          throw std::logic_error("peer exchange: rank " + std::to_string(from) +
+                                 " steps another physics");
+        for (int k = 0; k < 2; ++k) {
+          void* p = nullptr;
+          const cudaError_t e =
+              cudaIpcOpenMemHandle(&p, got.buffer[k], cudaIpcMemLazyEnablePeerAccess);
+          if (e != cudaSuccess)
+            throw std::runtime_error(
+                std::string("parallel.exchange = \"peer\": rank ") + std::to_string(from) +
+                "'s halo buffers cannot be mapped (" + cudaGetErrorString(e) +
+                "); peer needs every neighbour on this node (use exchange = \"mpi\")");
+          remote_[2 * a + 1 - side][k] = static_cast<float*>(p);
+        }
       }
-    return m;
-  }
-
-  // This rank's halo of face (axis a, side) from the neighbour's cells next to it.
-  void pull(cuda::CudaState& s, const Mapping& m, int f, int k, int a, int side) {
-    const int slot = 2 * a + side;
-    const StepSpec& spec = engine_.spec();
-    const PeerInfo& nb = m.info[slot];
-    const int w = link_.halo;
-    int d0[3], s0[3], n[3];
-    const int ext[3] = {spec.layout.nz, spec.layout.ny, spec.layout.nx};
-    for (int b = 0; b < 3; ++b) {
-      d0[b] = s0[b] = 0;
-      n[b] = ext[b];
-    }
-    if (side == 0) {  // below: its last owned cells into the halo under begin
-      d0[a] = spec.begin[a] - w;
-      s0[a] = nb.end[a] - w;
-    } else {  // above: its first owned cells into the halo from end
-      d0[a] = spec.end[a];
-      s0[a] = nb.begin[a];
-    }
-    n[a] = w;
-    const long long cells = 1LL * n[0] * n[1] * n[2];
-    copy_box_kernel<<<static_cast<unsigned>((cells + 255) / 256), 256, 0, stream_>>>(
-        s.current(f), spec.layout, make_int3(d0[2], d0[1], d0[0]), m.remote[slot][f][k], nb.layout,
-        make_int3(s0[2], s0[1], s0[0]), make_int3(n[2], n[1], n[0]));
-    CUDA_CHECK_LAUNCH();
+    mapped_ = true;
   }
 
   Engine& engine_;
   PeerLink link_;
+  int fields_;
   int device_ = 0;
   cudaStream_t stream_ = nullptr;
-  std::map<uint64_t, Mapping> mapped_;
+  cudaEvent_t ready_ = nullptr, done_ = nullptr;
+  bool mapped_ = false;
+  long long count_ = 0;  // exchanges so far: the parity of the buffers
+  // By face slot (z-, z+, y-, y+, x-, x+) and parity: this rank's packed faces, and the
+  // neighbour's packed faces across that slot (what fills this rank's halo there).
+  float* own_[6][2] = {};
+  float* remote_[6][2] = {};
 };
 
 }  // namespace

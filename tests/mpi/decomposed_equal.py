@@ -199,7 +199,9 @@ def main():
                    "--set", f'parallel.exchange="{exchange}"']
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
             if r.returncode != 0:
-                failures.append(f"{case} {d}: exit {r.returncode}: {r.stderr.strip()[-400:]}")
+                said = [l for l in r.stderr.splitlines() if l.startswith("seisfd")]
+                failures.append(f"{case} {d}: exit {r.returncode}: "
+                                f"{' | '.join(said) or r.stderr.strip()[-400:]}")
                 continue
             # The report says how the launch was split.
             with open(os.path.join(out, "report.json")) as f:
