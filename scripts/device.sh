@@ -37,7 +37,8 @@
 #              filter; RANKS_SANITIZE=1: memcheck of 4 ranks with the peer exchange
 #   scaling    weak (512^3 a GPU) and strong (1024 x 512 x 512 acoustic, 768^3 TTI) whole runs of
 #              SCALING_STEPS (200) steps, order 8, on 1, 2, 4, 8 of the machine's GPUs (one rank
-#              each, exchange auto), acoustic and TTI: $OUT/results/scaling.csv
+#              each, exchange auto), acoustic and TTI: $OUT/results/scaling.csv; SCALING_PHYSICS,
+#              SCALING_KINDS pick; SCALING_OVERLAP="true false" runs several ranks both ways
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
@@ -86,7 +87,7 @@ build() {
 step_gpu_tests() {
   build
   log "ctest -L gpu (SEISFD_REQUIRE_GPU=1)"
-  SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu -j 4 --timeout 300 \
+  SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu -j ${GPU_CTEST_J:-4} --timeout 300 \
     --output-on-failure > "$OUT/ctest_gpu.log" 2>&1
   echo "ctest gpu rc=$?" | tee -a "$S"
   grep -E "tests passed|tests failed|Total Test time" "$OUT/ctest_gpu.log" | tee -a "$S"
@@ -413,13 +414,16 @@ step_scaling() {
   log "scaling on $ngpu GPU(s)"
   nvidia-smi topo -m 2>&1 | tee -a "$S"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  echo "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,decomposition" > "$csv"
+  echo "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,decomposition,overlap" > "$csv"
   local tti=(--set physics.equation=\"tti\" --set model.epsilon=0.2 --set model.delta=0.1
              --set model.theta=30.0 --set model.phi=20.0)
   for eq in ${SCALING_PHYSICS:-acoustic tti}; do
-    for kind in weak strong; do
+    for kind in ${SCALING_KINDS:-weak strong}; do
       for n in 1 2 4 8; do
         [ $n -le "$ngpu" ] || break
+        local overlaps=true
+        [ $n -gt 1 ] && overlaps=${SCALING_OVERLAP:-true}
+        for ov in $overlaps; do
         local nz=512 ny=512 nx=512
         if [ $kind = weak ]; then nx=$((512 * n)); fi
         if [ $kind = strong ]; then
@@ -434,18 +438,19 @@ step_scaling() {
         [ $n -gt 1 ] && launch=(mpirun --oversubscribe -np $n)
         timeout 300 "${launch[@]}" $B/app/seisfd run $cfg --backend cuda --quiet --overwrite \
           "${extra[@]}" --set time.duration=$dur --set output.directory=\"$d\" \
-          > /tmp/scaling.log 2>&1 || tail -3 /tmp/scaling.log | tee -a "$S"
-        python3 - "$eq" "$kind" "$n" "$nz" "$ny" "$nx" "$d/report.json" <<'PY' | tee -a "$csv" "$S"
+          --set parallel.overlap=$ov > /tmp/scaling.log 2>&1 || tail -3 /tmp/scaling.log | tee -a "$S"
+        python3 - "$eq" "$kind" "$n" "$nz" "$ny" "$nx" "$d/report.json" "$ov" <<'PY' | tee -a "$csv" "$S"
 import json, sys
-eq, kind, n, nz, ny, nx, path = sys.argv[1:]
+eq, kind, n, nz, ny, nx, path, ov = sys.argv[1:]
 try:
     r = json.load(open(path)); p = r["performance"]; par = r.get("parallel", {})
     print(f"{eq},{kind},{n},{nz},{ny},{nx},{p['steps']},{p['seconds']:.4f},{p['gcells_per_s']:.2f},"
           f"{par.get('exchange', 'none')},{par.get('exchange_seconds_rank0', 0):.4f},"
-          f"{'x'.join(map(str, par.get('decomposition', [1, 1, 1])))}")
+          f"{'x'.join(map(str, par.get('decomposition', [1, 1, 1])))},{ov}")
 except Exception as e:
-    print(f"{eq},{kind},{n},{nz},{ny},{nx},0,0,0,failed: {e},0,")
+    print(f"{eq},{kind},{n},{nz},{ny},{nx},0,0,0,failed: {e},0,,{ov}")
 PY
+        done
       done
     done
   done

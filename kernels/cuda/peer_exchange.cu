@@ -1,28 +1,33 @@
 // The peer halo exchange (kernels/cuda_backend.hpp, docs/parallel.md): neighbours on one node
 // exchange packed faces through buffers mapped with CUDA IPC.
 //
-// Per axis with neighbours, after the state's current level is complete: the rank packs the
-// `halo` cells next to each face it shares into a contiguous buffer of its own (every field,
-// the full extent of the other axes, so that the halo the earlier axes brought travels on: the
-// edges and corners), one byte goes each way with the neighbours of that axis, and the rank
-// unpacks the neighbours' packed buffers, read in place over the peer mapping, into its halo.
-// Contiguous buffers keep the link's transfers whole even for x faces, whose rows are only
-// `halo` cells long in the wavefield.
+// Once the state's current level is complete, the rank packs the `halo` cells next to each face
+// it shares into a contiguous buffer of its own (every field, the full extent of the other axes),
+// one byte goes each way with the neighbours of each axis, and the rank unpacks the neighbours'
+// packed buffers, read in place over the peer mapping, into its halo. Contiguous buffers keep
+// the link's transfers whole even for x faces, whose rows are only `halo` cells long in the
+// wavefield. Everything runs on the engine's stream; the host only waits for the packs and
+// trades the bytes.
+//
+// Edges and corners. The acoustic and VTI stencils read along the axes only, so every face is
+// packed at once and the halo's edges are never read. TTI's cross terms read them: its faces go
+// axis after axis (z, then y over the z halo just unpacked, then x over both), so that the
+// edges and corners arrive with the later axes' faces.
 //
 // Ordering. Exchange k packs into the buffers of parity k % 2. The neighbour reads them after
-// the handshake of exchange k; this rank writes them again at exchange k + 2, which it packs
-// only after the handshake of exchange k + 1, and the neighbour enters that handshake after its
-// unpacks of exchange k have run (they precede its packs of exchange k + 1 on its exchange
-// stream, which it waits for before each handshake). The buffers belong to the exchange, not to
-// a state: every state the engine steps goes through the same buffers, in the same order on
-// every rank.
+// the handshake of exchange k; this rank writes them again at exchange k + 2, which it queues
+// only after the handshake of exchange k + 1, and the neighbour enters that handshake only once
+// its packs of exchange k + 1 have run, which its stream runs after its unpacks of exchange k.
+// The buffers belong to the exchange, not to a state: every state the engine steps goes through
+// the same buffers, in the same order on every rank.
 //
-// Overlap (Propagation::steps, Engine::advance_split): start() records where the current level
-// is complete on the engine's stream; finish() runs the exchange on a stream of its own at the
-// highest priority while the engine updates the interior, and makes the engine's stream wait
-// for the unpacks before the rest of the step.
+// Overlap (Propagation::steps, Engine::advance_split): start() queues the packs (the first axis's
+// for TTI) where the level is complete; the engine queues the interior's update behind them;
+// finish() waits for the packs only, trades the bytes while the interior computes, and queues
+// the unpacks behind the interior and ahead of the rest of the step.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -77,21 +82,24 @@ struct FaceInfo {
 class PeerExchange final : public HaloExchange {
  public:
   PeerExchange(Engine& engine, PeerLink link)
-      : engine_(engine), link_(std::move(link)), fields_(traits(engine.physics()).fields) {
+      : engine_(engine),
+        link_(std::move(link)),
+        fields_(traits(engine.physics()).fields),
+        edges_(engine.physics() == Physics::kTti) {
     if (!link_.sendrecv) throw std::invalid_argument("peer exchange: no link to the neighbours");
+    for (int a = 0; a < 3; ++a)
+      if (link_.neighbour[2 * a] >= 0 || link_.neighbour[2 * a + 1] >= 0) axes_[naxes_++] = a;
   }
   ~PeerExchange() override {
-    if (!stream_) return;
+    if (!ready_) return;
     const cuda::DeviceGuard guard(device_);
-    cudaStreamSynchronize(stream_);  // destructors never throw
+    cudaStreamSynchronize(stream());  // destructors never throw
     for (int s = 0; s < 6; ++s)
       for (int k = 0; k < 2; ++k) {
         if (remote_[s][k]) cudaIpcCloseMemHandle(remote_[s][k]);
         if (own_[s][k]) cudaFree(own_[s][k]);
       }
     cudaEventDestroy(ready_);
-    cudaEventDestroy(done_);
-    cudaStreamDestroy(stream_);
   }
 
   const char* name() const override { return "peer (CUDA IPC)"; }
@@ -107,56 +115,60 @@ class PeerExchange final : public HaloExchange {
     return b;
   }
 
-  void start(WaveState& /*s*/) override {
-    setup();
+  // The first phase's packs, queued behind the engine's work so far.
+  void start(WaveState& ws) override {
+    FieldPtrs f = fields_of(ws, fields_);
+    if (!ready_) {
+      device_ = engine_.context().device;
+      const cuda::DeviceGuard guard(device_);
+      CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    }
     const cuda::DeviceGuard guard(device_);
-    CUDA_CHECK(cudaEventRecord(ready_, engine_stream()));
+    map_buffers();
+    parity_ = static_cast<int>(count_++ & 1);
+    for (int i = 0; i < phase_end(0); ++i) copy_axis(true, f, axes_[i]);
+    CUDA_CHECK(cudaEventRecord(ready_, stream()));
+    started_ = true;
   }
 
   void finish(WaveState& ws, int fields) override {
-    auto* s = dynamic_cast<cuda::CudaState*>(&ws);
-    if (!s) throw std::invalid_argument("peer exchange: the state was not made by a CUDA engine");
-    if (fields > fields_)
-      throw std::invalid_argument("peer exchange: more fields than the engine's");
+    if (!started_) throw std::logic_error("peer exchange: finish() without start()");
+    if (fields != fields_) throw std::invalid_argument("peer exchange: not the engine's fields");
+    started_ = false;
+    const FieldPtrs f = fields_of(ws, fields);
     const cuda::DeviceGuard guard(device_);
-    map_buffers();
-    const int parity = static_cast<int>(count_++ & 1);
-    FieldPtrs f{};
-    for (int k = 0; k < fields; ++k) f.f[k] = s->current(k);
-    CUDA_CHECK(cudaStreamWaitEvent(stream_, ready_, 0));  // the level is complete
-    for (int a = 0; a < 3; ++a) {
-      const int lo = link_.neighbour[2 * a], hi = link_.neighbour[2 * a + 1];
-      if (lo < 0 && hi < 0) continue;
-      for (int side = 0; side < 2; ++side)
-        if (link_.neighbour[2 * a + side] >= 0) copy(true, f, fields, a, side, parity);
-      CUDA_CHECK(cudaStreamSynchronize(stream_));  // packed: the neighbours may read them
-      handshake(a);
-      for (int side = 0; side < 2; ++side)
-        if (link_.neighbour[2 * a + side] >= 0) copy(false, f, fields, a, side, parity);
+    for (int i = 0; i < naxes_;) {
+      const int end = phase_end(i);
+      if (i > 0) {  // a later axis's faces carry the halo the earlier ones brought
+        for (int j = i; j < end; ++j) copy_axis(true, f, axes_[j]);
+        CUDA_CHECK(cudaEventRecord(ready_, stream()));
+      }
+      CUDA_CHECK(cudaEventSynchronize(ready_));  // packed: the neighbours may read them
+      for (int j = i; j < end; ++j) handshake(axes_[j]);
+      for (int j = i; j < end; ++j) copy_axis(false, f, axes_[j]);
+      i = end;
     }
-    CUDA_CHECK(cudaEventRecord(done_, stream_));
-    CUDA_CHECK(cudaStreamWaitEvent(engine_stream(), done_, 0));
   }
 
   void exchange(WaveState& ws, int fields) override {
     start(ws);
     finish(ws, fields);
     const cuda::DeviceGuard guard(device_);
-    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    CUDA_CHECK(cudaStreamSynchronize(stream()));
   }
 
  private:
-  cudaStream_t engine_stream() const { return static_cast<cudaStream_t>(engine_.context().stream); }
+  cudaStream_t stream() const { return static_cast<cudaStream_t>(engine_.context().stream); }
 
-  void setup() {
-    if (stream_) return;
-    device_ = engine_.context().device;
-    const cuda::DeviceGuard guard(device_);
-    int least = 0, greatest = 0;
-    CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    CUDA_CHECK(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest));
-    CUDA_CHECK(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+  // The axes with neighbours of the phase that starts at axes_[i]: all of them, or one for TTI.
+  int phase_end(int i) const { return edges_ ? std::min(i + 1, naxes_) : naxes_; }
+
+  static FieldPtrs fields_of(WaveState& ws, int fields) {
+    auto* s = dynamic_cast<cuda::CudaState*>(&ws);
+    if (!s) throw std::invalid_argument("peer exchange: the state was not made by a CUDA engine");
+    FieldPtrs f{};
+    for (int k = 0; k < fields; ++k) f.f[k] = s->current(k);
+    return f;
   }
 
   // The face box of (axis a, side) in this rank's layout: the owned cells next to it (pack) or
@@ -183,22 +195,24 @@ class PeerExchange final : public HaloExchange {
     return c;
   }
 
-  // Pack this rank's face (a, side) into its buffer, or unpack the neighbour's across it.
-  void copy(bool pack, const FieldPtrs& f, int fields, int a, int side, int parity) {
-    int3 o, n;
-    face(a, side, pack, o, n);
-    const int slot = 2 * a + side;
-    const long long cells = face_cells(a);
-    const unsigned blocks = static_cast<unsigned>((cells + 255) / 256);
-    if (pack)
-      pack_kernel<<<blocks, 256, 0, stream_>>>(own_[slot][parity], f, fields, engine_.spec().layout,
-                                               o, n);
-    else
-      unpack_kernel<<<blocks, 256, 0, stream_>>>(f, fields, engine_.spec().layout, o, n,
-                                                 remote_[slot][parity]);
-    CUDA_CHECK_LAUNCH();
+  // Pack this rank's faces of axis a into its buffers, or unpack the neighbours' across them.
+  void copy_axis(bool pack, const FieldPtrs& f, int a) {
+    for (int side = 0; side < 2; ++side) {
+      const int slot = 2 * a + side;
+      if (link_.neighbour[slot] < 0) continue;
+      int3 o, n;
+      face(a, side, pack, o, n);
+      const long long cells = face_cells(a);
+      const unsigned blocks = static_cast<unsigned>((cells + 255) / 256);
+      if (pack)
+        pack_kernel<<<blocks, 256, 0, stream()>>>(own_[slot][parity_], f, fields_,
+                                                  engine_.spec().layout, o, n);
+      else
+        unpack_kernel<<<blocks, 256, 0, stream()>>>(f, fields_, engine_.spec().layout, o, n,
+                                                    remote_[slot][parity_]);
+      CUDA_CHECK_LAUNCH();
+    }
   }
-
   void handshake(int a) {
     char out = 1, in_lo = 0, in_hi = 0;
     const int lo = link_.neighbour[2 * a], hi = link_.neighbour[2 * a + 1];
@@ -259,11 +273,13 @@ class PeerExchange final : public HaloExchange {
   Engine& engine_;
   PeerLink link_;
   int fields_;
+  bool edges_;               // faces axis after axis (the stencil reads the halo's edges)
+  int axes_[3], naxes_ = 0;  // the axes with neighbours, in order
   int device_ = 0;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t ready_ = nullptr, done_ = nullptr;
-  bool mapped_ = false;
-  long long count_ = 0;  // exchanges so far: the parity of the buffers
+  cudaEvent_t ready_ = nullptr;  // the packs queued last are done
+  bool mapped_ = false, started_ = false;
+  long long count_ = 0;  // exchanges started so far
+  int parity_ = 0;       // of the exchange under way: the buffers it packs and reads
   // By face slot (z-, z+, y-, y+, x-, x+) and parity: this rank's packed faces, and the
   // neighbour's packed faces across that slot (what fills this rank's halo there).
   float* own_[6][2] = {};
