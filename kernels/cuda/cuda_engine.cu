@@ -150,11 +150,14 @@ class CudaEngine final : public Engine {
   // The interior's update queued before exchange(), the rest after it. Not split (exchange()
   // first, then the whole step): variants with whole-layout passes (scratch arrays: TTI's cross
   // terms would be computed once per box), the adjoint and fused imaging, volume sources and
-  // regions, or an empty interior.
+  // regions, an empty interior, and interiors cut in x: a face `halo` cells thick in x is
+  // updated as whole tiles 32 cells wide or more, which costs more than the exchange it hides
+  // (2 x H100, 512^3 a GPU, 1x1x2: bench/NOTES.md).
   void advance_split(WaveState& state, int n, const StepIo& io, const Box& inner,
                      const std::function<void()>& exchange) override {
     if (variant_.scratch_arrays > 0 || io.direction != Direction::kForward || imaging_ ||
-        io.region || io.volume[0] || io.volume[1] || inner.cells() == 0) {
+        io.region || io.volume[0] || io.volume[1] || inner.cells() == 0 ||
+        inner.lo[2] != spec_.begin[2] || inner.hi[2] != spec_.end[2]) {
       exchange();
       advance(state, n, n + 1, io);
       return;

@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
     const bool trace = name.size() > 2 && name.compare(name.size() - 2, 2, "/p") == 0 &&
                        name.rfind("shot_", 0) == 0;
     const bool pass = same || rel <= (trace ? trace_tol : tol);
-    std::printf("%s: %s (max difference %.3e of the peak %.3e)\n", name.c_str(),
+    std::printf("%s: %s (max difference %.3e of the peak, which is %.3e)\n", name.c_str(),
                 same   ? "identical"
                 : pass ? "within tolerance"
                        : "DIFFERS",
