@@ -255,6 +255,8 @@ int cmd_info() {
               parallel::mpi_built()
                   ? "yes (mpirun -np N seisfd run|...: decomposition, shot groups)"
                   : "no (built without MPI: one rank)");
+  if (parallel::mpi_built())
+    std::printf("            CUDA-aware: %s\n", parallel::cuda_aware_mpi().c_str());
   const auto devs = cuda_devices();
   if (devs.empty()) std::printf("devices     no CUDA device found (runs use the cpu backend)\n");
   for (const auto& d : devs)

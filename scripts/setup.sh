@@ -10,6 +10,8 @@ pkgs+=(python3 python3-h5py python3-numpy python3-matplotlib python3-pytest pyth
 pkgs+=(libsegyio-dev)
 # MPI: launches of several ranks (optional at build, CMake SEISFD_MPI; the MPI tests run mpirun).
 pkgs+=(libopenmpi-dev openmpi-bin)
+# clang and its libFuzzer runtime: the fuzzing test (scripts/fuzz.sh, the `fuzz` preset).
+pkgs+=(clang libclang-rt-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

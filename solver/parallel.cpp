@@ -6,11 +6,29 @@
 
 #if SEISFD_HAVE_MPI
 #include <mpi.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>  // MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support
+#endif
 #endif
 
 namespace seisfd::parallel {
 bool mpi_built() {
   return SEISFD_HAVE_MPI != 0;
+}
+
+std::string cuda_aware_mpi() {
+#if SEISFD_HAVE_MPI && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  int started = 0;
+  MPI_Initialized(&started);
+  if (!started) return "built in (whether it works is known once MPI starts)";
+  return MPIX_Query_cuda_support() ? "yes" : "no (built in, but off at run time)";
+#elif SEISFD_HAVE_MPI && defined(MPIX_CUDA_AWARE_SUPPORT)
+  return "no (the MPI library was built without it)";
+#elif SEISFD_HAVE_MPI
+  return "unknown (the MPI library does not say)";
+#else
+  return "no (built without MPI)";
+#endif
 }
 
 bool launched_by_mpi() {

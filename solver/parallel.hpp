@@ -12,6 +12,10 @@
 namespace seisfd::parallel {
 
 bool mpi_built();
+// Whether the MPI library takes device pointers (CUDA-aware), as it says of itself: "yes", or
+// "no (...)"/"unknown (...)" with the reason. The `mpi` exchange stages through host memory
+// either way.
+std::string cuda_aware_mpi();
 // True when the process was started by an MPI launcher (checked before MPI is initialised).
 bool launched_by_mpi();
 

@@ -150,6 +150,7 @@ nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ra
           {"halo_cells", dec.halo},
           {"exchange", exchange ? exchange->name() : "none"},
           {"overlap", exchange && exchange->overlaps() && exchange->overlap},
+          {"cuda_aware_mpi", parallel::cuda_aware_mpi()},
           {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0}};
 }
 
