@@ -1,9 +1,11 @@
 #!/bin/bash
-# A survey as an array job: task k models the shots k, k + N, k + 2N, ... of the config into its
-# own output directory shots_task_k (no MPI; each task one GPU). A task numbers its shots from 0;
-# the source position of each is in its gathers.h5 (attribute "source" of each shot group). For one job that balances uneven
-# shots itself, prefer many_nodes.sh with parallel.shot_groups.
-# Submit: sbatch --array=0-15 scripts/slurm/shot_array.sh CONFIG SHOTS_PER_AXIS_X
+# A survey as an array job: task k of N models the shots on lines k, k + N, k + 2N, ... of the
+# file SHOTS_FILE (x y z a line, as shots.layout = "file" reads it) into its own output directory
+# shots_task_k (no MPI; each task one GPU). CONFIG's [shots] must have layout = "file" (the task
+# replaces shots.file with its own lines). A task numbers its shots from 0; the source position
+# of each is in its gathers.h5 (attribute "source" of each shot group). For one job that
+# balances uneven shots itself, prefer many_nodes.sh with parallel.shot_groups.
+# Submit: SHOTS_FILE=shots.txt sbatch --array=0-15 scripts/slurm/shot_array.sh CONFIG
 #SBATCH --job-name=seisfd-shots
 #SBATCH --ntasks=1
 #SBATCH --gpus-per-task=1
