@@ -295,6 +295,45 @@ TEST_P(EngineContract, SplitStepsChangeNothing) {
   }
 }
 
+// Propagation::steps with an exchange that overlaps: start() and finish() once per step, in
+// that order, around the engine's split step; the fields and traces as without an exchange (the
+// exchange here has no neighbours, so it fills nothing).
+TEST_P(EngineContract, OverlappingExchangeWrapsEachStep) {
+  const Propagation a = run(s_().src, {40});
+  struct Counting final : HaloExchange {
+    int starts = 0, finishes = 0, out_of_order = 0, radius = 0;
+    const char* name() const override { return "counting"; }
+    void exchange(WaveState&, int) override { ++out_of_order; }
+    bool overlaps() const override { return true; }
+    void start(WaveState&) override {
+      if (starts != finishes) ++out_of_order;
+      ++starts;
+    }
+    void finish(WaveState&, int) override {
+      if (finishes + 1 != starts) ++out_of_order;
+      ++finishes;
+    }
+    Box interior(const StepSpec& spec) const override {  // as if z had neighbours both sides
+      Box b = HaloExchange::interior(spec);
+      b.lo[0] += radius;
+      b.hi[0] -= radius;
+      return b;
+    }
+  } x;
+  x.radius = s_().p.spec.radius;
+  Propagation b(*engine_);
+  b.set_injection(s_().src, s_().w, s_().nt);
+  b.set_recording(s_().rec, s_().nt);
+  b.set_exchange(&x);
+  b.steps(0, 25);
+  b.steps(25, 40);
+  EXPECT_EQ(x.starts, 40);
+  EXPECT_EQ(x.finishes, 40);
+  EXPECT_EQ(x.out_of_order, 0);
+  EXPECT_EQ(bytes(b.state()), bytes(a.state()));
+  EXPECT_EQ(b.recorded(), a.recorded());
+}
+
 // Forward, adjoint, forward again on one engine: the adjoint leaves the engine as it was, and
 // the pair passes the dot test (sponge; the adjoint refuses CPML).
 TEST_P(EngineContract, BothDirectionsOnOneEngine) {
