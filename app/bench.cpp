@@ -20,6 +20,19 @@
 #include "solver/parallel.hpp"
 
 namespace seisfd::app {
+std::string slug(const std::string& s) {
+  std::string o;
+  for (char c : s) o += std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '-';
+  return o;
+}
+
+std::string now_stamp() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d_%H%M%S", std::localtime(&t));
+  return buf;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -68,19 +81,6 @@ void print_imaging(const std::vector<Row>& rows) {
                 100 * extra(t.fused_all_ms, t.adjoint_ms), t.separate_cross_ms,
                 100 * extra(t.separate_cross_ms, t.adjoint_ms));
   }
-}
-
-std::string slug(const std::string& s) {
-  std::string o;
-  for (char c : s) o += std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '-';
-  return o;
-}
-
-std::string now_stamp() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d_%H%M%S", std::localtime(&t));
-  return buf;
 }
 
 void print_table(const std::vector<Row>& rows, const bench::DeviceSummary& d) {
@@ -309,16 +309,23 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
                 "OMP_NUM_THREADS gives), or auto (cuda where a device is found)")
       ->check(CLI::IsMember({"auto", "cuda", "cpu"}));
   b->add_option("--out", a.out, "Directory for the CSV and JSON results");
+  b->add_option("--scaling", a.scaling,
+                "Under mpirun: whole runs on 1, 2, 4, ... and all the launch's ranks instead of "
+                "kernels: weak (--sizes cells a side per rank, side by side in x) or strong "
+                "(one grid of size x size x 2 size); --steps steps each; a CSV of Gcells/s, "
+                "exchange and decomposition per run")
+      ->check(CLI::IsMember({"weak", "strong"}));
   b->add_flag("--no-files", a.no_files, "Print the table only");
   return b;
 }
 
 int cmd_bench(const BenchArgs& a) {
+  if (!a.scaling.empty()) return cmd_bench_scaling(a);
   if (const int ranks = parallel::Comm::world().size(); ranks > 1) {
     if (parallel::Comm::world().root())
       std::fprintf(stderr,
-                   "seisfd: error: seisfd bench does not run over several ranks yet (this launch "
-                   "has %d); time a decomposed run with `mpirun ... seisfd run` (report.json)\n",
+                   "seisfd: error: seisfd bench times kernels on one rank (this launch has %d); "
+                   "whole runs over ranks: seisfd bench --scaling weak|strong\n",
                    ranks);
     return 2;
   }

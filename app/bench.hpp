@@ -24,7 +24,16 @@ struct BenchArgs {
   bool no_files = false;
   bool imaging = false;          // also time the migration's adjoint step with its imaging
   std::string backend = "auto";  // cuda, cpu, or auto (cuda where a device is found)
+  std::string scaling;           // weak or strong: whole decomposed runs instead of kernels
 };
+
+// Results files are named <stamp>_<slug of the device>_<what>.<ext> (bench/results).
+std::string slug(const std::string& s);
+std::string now_stamp();
+
+// `mpirun -np N seisfd bench --scaling weak|strong`: whole runs on 1, 2, 4, ... N ranks
+// (app/bench_scaling.cpp).
+int cmd_bench_scaling(const BenchArgs& a);
 
 // Adds the subcommand and its options to `app`; returns it.
 CLI::App* add_bench_command(CLI::App& app, BenchArgs& a);

@@ -1,8 +1,10 @@
 #include "solver/parallel.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
+#include <thread>
 
 #if SEISFD_HAVE_MPI
 #include <mpi.h>
@@ -128,6 +130,17 @@ Comm Comm::node() const {
 
 void Comm::barrier() const {
   if (impl_) check(MPI_Barrier(impl_->comm), "MPI_Barrier");
+}
+
+void Comm::idle_barrier() const {
+  if (!impl_) return;
+  MPI_Request r;
+  check(MPI_Ibarrier(impl_->comm, &r), "MPI_Ibarrier");
+  for (int done = 0;;) {
+    check(MPI_Test(&r, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 namespace {
@@ -333,6 +346,7 @@ Comm Comm::node() const {
   return Comm();
 }
 void Comm::barrier() const {}
+void Comm::idle_barrier() const {}
 double Comm::sum(double v) const {
   return v;
 }

@@ -48,6 +48,9 @@ class Comm {
   Comm node() const;
 
   void barrier() const;
+  // A barrier that sleeps while it waits (a millisecond between tests) instead of spinning: for
+  // ranks that wait while others compute on the same cores.
+  void idle_barrier() const;
   double sum(double v) const;
   double max(double v) const;
   long long sum(long long v) const;
