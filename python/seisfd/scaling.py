@@ -125,9 +125,14 @@ def cells(r):
     return int(r["nz"]) * int(r["ny"]) * int(r["nx"])
 
 
-def read_points(path):
+def read_points(path, overlap=None):
+    """The measured points of a CSV (those that ran); with `overlap` ("true" or "false"), only
+    the rows measured that way where the CSV has an overlap column (one-GPU rows always)."""
     with open(path) as f:
-        return [r for r in csv.DictReader(f) if float(r["gcells_per_s"]) > 0]
+        rows = [r for r in csv.DictReader(f) if float(r["gcells_per_s"]) > 0]
+    if overlap is None:
+        return rows
+    return [r for r in rows if int(r["ranks"]) == 1 or r.get("overlap", overlap) == overlap]
 
 
 def calibrate(points, physics, base_machine):
@@ -213,7 +218,11 @@ def main(argv=None):
         description="Calibrate seisfd's scaling model on measured runs (the CSV of scripts/"
                     "device.sh scaling) and predict weak and strong scaling up to many GPUs.")
     ap.add_argument("csv", help="measured points: physics,kind,ranks,nz,ny,nx,steps,seconds,"
-                                "gcells_per_s,exchange,exchange_seconds,decomposition")
+                                "gcells_per_s,exchange,exchange_seconds,decomposition[,overlap] "
+                                "(seisfd bench --scaling, scripts/device.sh scaling)")
+    ap.add_argument("--measured-overlap", choices=["true", "false"],
+                    help="calibrate only on the runs of several ranks measured with "
+                         "parallel.overlap as given (a CSV of both)")
     ap.add_argument("--physics", default="tti", choices=sorted(HALO_FIELDS))
     ap.add_argument("--order", type=int, default=8)
     ap.add_argument("--local", type=int, nargs=3, default=[512, 512, 512], metavar=("NZ", "NY", "NX"),
@@ -225,12 +234,12 @@ def main(argv=None):
     ap.add_argument("--nvlink-gbs", type=float, default=450.0)
     ap.add_argument("--ib-gbs", type=float, default=50.0, help="InfiniBand NDR: 400 Gb/s a GPU")
     ap.add_argument("--overlap", action="store_true",
-                    help="predict with the exchange hidden behind the interior (not implemented "
-                         "in seisfd yet)")
+                    help="predict with the exchange hidden behind the interior")
     ap.add_argument("--packed", action="store_true",
-                    help="predict with x faces packed before the pull (at the link's rate)")
+                    help="predict with x faces at the link's rate (as packed faces move) instead "
+                         "of the fraction fitted on the points")
     a = ap.parse_args(argv)
-    points = read_points(a.csv)
+    points = read_points(a.csv, a.measured_overlap)
     base = Machine(nvlink_gbs=a.nvlink_gbs, ib_gbs=a.ib_gbs, gpus_per_node=a.gpus_per_node)
     m, rate = calibrate(points, a.physics, base)
     if a.packed:

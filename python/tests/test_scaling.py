@@ -42,3 +42,22 @@ def test_cli_prints_assumptions_and_predictions(capsys):
     assert "NVLink 450 GB/s" in out and "InfiniBand 50 GB/s" in out
     assert " 1024 GPUs  efficiency" in out
     assert "measured" in out and "error" in out
+
+
+def test_points_measured_both_ways_are_picked_by_their_overlap(tmp_path):
+    f = tmp_path / "both.csv"
+    f.write_text("physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,"
+                 "exchange_seconds,decomposition,overlap\n"
+                 "acoustic,weak,1,512,512,512,200,0.2,174.1,none,0,1x1x1,true\n"
+                 "acoustic,weak,2,512,512,1024,200,0.6,108.0,peer,0.2,1x1x2,true\n"
+                 "acoustic,weak,2,512,512,1024,200,0.2,273.6,peer,0.02,1x1x2,false\n"
+                 "acoustic,weak,4,512,512,2048,200,0,0,failed,0,,false\n")
+    every = scaling.read_points(str(f))
+    assert [float(r["gcells_per_s"]) for r in every] == [174.1, 108.0, 273.6]
+    off = scaling.read_points(str(f), "false")
+    assert [float(r["gcells_per_s"]) for r in off] == [174.1, 273.6]
+    on = scaling.read_points(str(f), "true")
+    assert [float(r["gcells_per_s"]) for r in on] == [174.1, 108.0]
+    # A CSV without the column (older results) keeps every row either way.
+    old = scaling.read_points(CSV, "true")
+    assert len(old) == len(scaling.read_points(CSV))
