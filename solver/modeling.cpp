@@ -40,7 +40,12 @@ ShotResult Modeling::forward(const Shot& shot, const LoopOptions& options,
   // A rank without the source (a decomposed run) injects nothing.
   p.set_injection(src, src.count() > 0 ? plan_.wavelet : std::vector<double>{}, plan_.nt);
   p.set_recording(receiver_points(shot), plan_.nt);
-  if (start) p.state().load(*start);
+  if (start) {
+    p.state().load(*start);
+    // The halo as the neighbours hold it now: a checkpoint taken with the exchange overlapped
+    // holds its last level's halo unfilled (every rank resumes together, so this is collective).
+    if (p.exchange()) p.exchange()->exchange(p.state(), traits(p.engine().physics()).fields);
+  }
   ShotResult r;
   r.loop = run_time_loop(p, plan_.nt, options, callbacks);
   r.traces = p.recorded();
