@@ -38,7 +38,8 @@
 #   scaling    weak (512^3 a GPU) and strong (1024 x 512 x 512 acoustic, 768^3 TTI) whole runs of
 #              SCALING_STEPS (200) steps, order 8, on 1, 2, 4, 8 of the machine's GPUs (one rank
 #              each, exchange auto), acoustic and TTI: $OUT/results/scaling.csv; SCALING_PHYSICS,
-#              SCALING_KINDS pick; SCALING_OVERLAP="true false" runs several ranks both ways
+#              SCALING_KINDS pick; SCALING_OVERLAP="true false" runs several ranks both ways;
+#              SCALING_REPEATS (1) runs each point that often; SCALING_BIND: mpirun --bind-to
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
@@ -424,6 +425,7 @@ step_scaling() {
         local overlaps=true
         [ $n -gt 1 ] && overlaps=${SCALING_OVERLAP:-true}
         for ov in $overlaps; do
+        for rep in $(seq 1 ${SCALING_REPEATS:-1}); do
         local nz=512 ny=512 nx=512
         if [ $kind = weak ]; then nx=$((512 * n)); fi
         if [ $kind = strong ]; then
@@ -435,7 +437,9 @@ step_scaling() {
         dt=$($B/app/seisfd check $cfg "${extra[@]}" 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
         dur=$(python3 -c "print(${dt} * ${SCALING_STEPS:-200})")
         local launch=()
-        [ $n -gt 1 ] && launch=(mpirun --oversubscribe -np $n)
+        # SCALING_BIND (default core, OpenMPI's own default for 2 ranks): mpirun --bind-to; "none"
+        # leaves each rank every core (one suspect of the 2x run-to-run spread, bench/NOTES.md).
+        [ $n -gt 1 ] && launch=(mpirun --oversubscribe --bind-to ${SCALING_BIND:-core} -np $n)
         timeout 300 "${launch[@]}" $B/app/seisfd run $cfg --backend cuda --quiet --overwrite \
           "${extra[@]}" --set time.duration=$dur --set output.directory=\"$d\" \
           --set parallel.overlap=$ov > /tmp/scaling.log 2>&1 || tail -3 /tmp/scaling.log | tee -a "$S"
@@ -450,6 +454,7 @@ try:
 except Exception as e:
     print(f"{eq},{kind},{n},{nz},{ny},{nx},0,0,0,failed: {e},0,,{ov}")
 PY
+        done
         done
       done
     done
