@@ -152,6 +152,7 @@ TEST(CpuVariants, ResolvedByNameTechniqueOrAuto) {
             "acoustic/o16/blocked");
   EXPECT_EQ(resolve_cpu_variant("auto", Physics::kVti, 2).name, "vti/o2/blocked");
   EXPECT_EQ(resolve_cpu_variant("auto", Physics::kTti, 8).name, "tti/o8/blocked");
+  EXPECT_EQ(resolve_cpu_variant("simd", Physics::kTti, 8).name, "tti/o8/simd");
   EXPECT_EQ(resolve_cpu_variant("reference", Physics::kTti, 8).name, "tti/o8/reference");
   // A variant of another order or physics, or no variant at all: one message naming it.
   for (const char* bad : {"acoustic/o4/blocked", "nonsense", "smem_regqueue"}) {
@@ -163,6 +164,73 @@ TEST(CpuVariants, ResolvedByNameTechniqueOrAuto) {
     }
   }
   EXPECT_THROW(resolve_cpu_variant("tti/o8/blocked", Physics::kVti, 8), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace seisfd
+
+namespace seisfd {
+namespace {
+
+// A rank's grid: the halo holds the neighbours' cells, written between steps (docs/parallel.md).
+// The fast kernels must read it as the reference does: every technique against the reference
+// with random halo values (the same for both) written into both levels before every step.
+TEST(CpuKernelsHalo, NeighbourValuesInTheHalo) {
+  for (Physics ph : {Physics::kAcoustic, Physics::kTti}) {
+    const BoundaryConfig b = test::no_boundary();
+    test::Problem p = test::homogeneous(test::cube_grid(21, 19, 17, 10.0), b, 8, 2000.0, 0.8);
+    const double vmax = 2000.0 * std::sqrt(1.6);
+    p.dt = 0.8 * stability_limit(vmax, 4, p.spec.h);
+    p.spec = make_step_spec(p.grid, b, 2000.0, p.dt, 25.0, vmax);
+    Medium medium = p.medium();
+    if (ph != Physics::kAcoustic) {
+      std::mt19937 rng(7);
+      medium = test::make_aniso_model(p, test::smooth_random_case(ph, rng));
+    }
+    const Layout& l = p.spec.layout;
+    const int R = p.spec.radius;
+    // The six halo slabs.
+    std::vector<Box> halo;
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        Box bx{{0, 0, 0}, {l.nz, l.ny, l.nx}};
+        const int n = a == 0 ? l.nz : a == 1 ? l.ny : l.nx;
+        bx.lo[a] = side ? n - R : 0;
+        bx.hi[a] = side ? n : R;
+        halo.push_back(bx);
+      }
+    int64_t cells = 0;
+    for (const Box& bx : halo) cells += bx.cells();
+    for (const std::string& t : techniques(ph)) {
+      SCOPED_TRACE(t + " " + to_string(ph));
+      std::vector<float> out[2];
+      const char* names[2] = {t.c_str(), "reference"};
+      for (int k = 0; k < 2; ++k) {
+        auto e = reference::make_cpu_engine(p.spec, medium, p.dt, false, names[k]);
+        auto st = e->make_state();
+        std::mt19937 rng(11);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        std::vector<float> v(static_cast<size_t>(cells));
+        const StepIo io;
+        for (int n = 0; n < 40; ++n) {
+          for (int f = 0; f < traits(ph).fields; ++f)
+            for (Level lv : {Level::kCurrent, Level::kPrevious}) {
+              for (float& x : v) x = u(rng);
+              st->write_boxes(FieldRef{f, lv}, halo, v);
+            }
+          e->advance(*st, n, n + 1, io);
+        }
+        const std::vector<Box> all = {Box{{0, 0, 0}, {l.nz, l.ny, l.nx}}};
+        st->read_boxes(FieldRef{0, Level::kCurrent}, all, out[k]);
+      }
+      const std::vector<double> a(out[0].begin(), out[0].end()), r(out[1].begin(), out[1].end());
+      const double err = test::rel_l2(a, r);
+      if (t == "blocked")
+        EXPECT_EQ(a, r);
+      else
+        EXPECT_LE(err, tol::kCpuKernelFp32);
+    }
+  }
 }
 
 }  // namespace

@@ -13,12 +13,10 @@ template void acoustic_regqueue<double>(const StepSpec&, RowDamping<double>&, co
 template void tti_simd<float>(const StepSpec&, RowDamping<float>&,
                               const reference::AnisoWeights<float>&,
                               const reference::MediumCoefs<float>&, bool, const float*,
-                              const float*, const float*, const float*, float*, float*,
-                              float* const[6]);
+                              const float*, const float*, const float*, float*, float*);
 template void tti_simd<double>(const StepSpec&, RowDamping<double>&,
                                const reference::AnisoWeights<double>&,
                                const reference::MediumCoefs<double>&, bool, const double*,
-                               const double*, const double*, const double*, double*, double*,
-                               double* const[6]);
+                               const double*, const double*, const double*, double*, double*);
 
 }  // namespace seisfd::cpu

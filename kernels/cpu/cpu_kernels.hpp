@@ -17,6 +17,6 @@ void acoustic_regqueue(const StepSpec& s, RowDamping<T>& damping, const T* prev,
 template <class T>
 void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoWeights<T>& weights,
               const reference::MediumCoefs<T>& c, bool adjoint, const T* X, const T* Y, const T* pc,
-              const T* qc, T* pn, T* qn, T* const g[6]);
+              const T* qc, T* pn, T* qn);
 
 }  // namespace seisfd::cpu

@@ -1,6 +1,8 @@
 // The CPU backend's explicit-vector TTI update (variant tti/oN/simd): the discrete update of
-// kernels/reference/anisotropic.hpp for tti = true, in its two passes, both in 64-byte vectors
-// (kernels/cpu/simd.hpp) over y blocks marched through z (kernels/cpu/zmarch.hpp):
+// kernels/reference/anisotropic.hpp for tti = true, its two passes in 64-byte vectors
+// (kernels/cpu/simd.hpp), interleaved plane by plane in each y block marched through z
+// (kernels/cpu/zmarch.hpp): before plane z is updated, pass 1 computes plane z + R into a ring
+// of 2R + 1 planes per thread (CrossRing), so the intermediates never go to memory.
 //   1. the cross intermediates g_a = n_a sum_{b != a} n_b D1_b f of X and of Y. Only what pass 2
 //      reads is computed, and none of it needs a bounds check: pass 2 reads g_a along axis a
 //      only (d_a g_a), at cells inside the other two axes' halo, so the halo planes of z need
@@ -8,7 +10,7 @@
 //      the halo cells of x need g_x, which has no D1_x term. The reference computes every g of
 //      every cell with zero reads beyond the array; the values pass 2 reads are the same. g_z
 //      and g_y at the halo cells of x (read by no one) hold what D1_x makes of the neighbouring
-//      row's cells. Mirrored above a free surface as the reference mirrors them.
+//      row's cells. Above a free surface g_z is the reference's mirror (the only g read there).
 //   2. H_z of X and Y together (the axis' squares a_i and their sums are loaded once for both),
 //      H_0 X = lap X - H_z X, the forward or adjoint forces and the leapfrog of p and q, damping
 //      as A (2 cur - B prev + C f) with zmarch.hpp's row tables.
@@ -16,6 +18,8 @@
 // pn, qn may alias the previous levels they overwrite.
 #pragma once
 #include <cstdint>
+
+#include <vector>
 
 #include "kernels/cpu/acoustic_blocked.hpp"
 #include "kernels/cpu/simd.hpp"
@@ -30,18 +34,56 @@ struct TtiArgs {
   T *pn, *qn;
   const T *E, *D, *V;
   const T *n[3], *a[3];
-  T* gx[3];  // intermediates of X
-  T* gy[3];  // of Y
   int64_t st[3];
 };
+
+// Prefetch distance in rows (kPrefetchRows of acoustic_regqueue.hpp is the acoustic's). Measured
+// on 2 cores (order 8, 161^3 + sponge 20) with the intermediates still in whole-volume arrays:
+// pass 2 took 34.5 ms a step without prefetches, 28.4 ms with them 2 rows ahead.
+inline constexpr int kTtiPrefetchRows = 2;
+
+// Rows per y block (the target of zmarch.hpp's make_tiles). Pass 1 computes the block's rows
+// and R either side (g_y is read along y), so short blocks repeat work; the ring of a 51-row
+// block, 2.9 MB at 224-cell rows, outgrows the L2 cache but not the L3. Measured on 2 cores
+// (order 8, 161^3 + sponge 20, Gcells/s): 13-row blocks 0.197, 26 rows 0.217, 51 rows
+// 0.250-0.258, 101 rows 0.238-0.263.
+inline constexpr int kTtiBlockY = 64;
 
 // Which intermediates a row of pass 1 needs (see the header).
 enum CrossNeeds { kCrossAll, kCrossZ, kCrossY };
 
-// Pass 1 over row `row` (all x), intermediates of field f into g.
+// The intermediates of X and Y of one y block, for the 2R + 1 planes around the one being
+// updated: a ring of planes, each with the block's rows and R more on either side (g_y is read
+// along y), each row indexed by x as the layout's. Per thread, so that it stays in the core's
+// cache: the whole-volume arrays of the blocked kernel cost 72 bytes a cell of memory traffic.
+template <class T>
+class CrossRing {
+ public:
+  void reset(int planes, int y_lo, int rows, int64_t sy) {
+    planes_ = planes;
+    y_lo_ = y_lo;
+    rows_ = rows;
+    sy_ = sy;
+    const size_t n = static_cast<size_t>(planes) * 6 * rows * sy + 2 * Simd<T>::kLanes;
+    if (data_.size() < n) data_.resize(n);
+  }
+  // Row y of plane z of g_a of field f (0: X, 1: Y).
+  T* row(int f, int a, int z, int y) {
+    const int slot = z % planes_;
+    return data_.data() + Simd<T>::kLanes +
+           ((static_cast<int64_t>(slot) * 6 + f * 3 + a) * rows_ + (y - y_lo_)) * sy_;
+  }
+
+ private:
+  std::vector<T> data_;
+  int planes_ = 1, y_lo_ = 0, rows_ = 0;
+  int64_t sy_ = 0;
+};
+
+// Pass 1 over row `row` of the layout (all x): the intermediates of field f into out[a][x].
 template <class T, int R, CrossNeeds kNeed>
 SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a, const T* f,
-                                 T* const g[3], int64_t row, int nx) {
+                                 T* const out[3], int64_t row, int nx) {
   using S = Simd<T>;
   using V = typename S::V;
   constexpr int W = S::kLanes;
@@ -49,6 +91,11 @@ SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a,
   const T* fr = f + row;
   const int x0 = -vector_offset(fr);
   for (int x = x0; x < nx; x += W) {
+    // What the next rows of this plane read first (the plane is new to the cache: pass 1
+    // reaches it before pass 2 does).
+    const int64_t ahead = row + x + kTtiPrefetchRows * sy;
+    __builtin_prefetch(f + ahead + R * sy);
+    for (const T* p : {a.n[0], a.n[1], a.n[2]}) __builtin_prefetch(p + ahead);
     V t0{}, t1{}, t2{};
     static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
       if constexpr (kNeed != kCrossZ)
@@ -57,61 +104,91 @@ SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a,
         t1 += w.w1[1][k] * (S::load(fr + x + k * sy) - S::load(fr + x - k * sy));
       t2 += w.w1[2][k] * (S::load(fr + x + k) - S::load(fr + x - k));
     });
+    // Opaque to the optimiser: the g below then compile to the same operations (FMA contraction
+    // included) whichever t a row leaves out, so a plane computed as another rank's halo gives
+    // the bits it gives inside one rank's grid (tests/mpi/decomposed_equal.py).
+    asm("" : "+v"(t0), "+v"(t1), "+v"(t2));
     const int64_t i = row + x;
     const V nz = S::load(a.n[0] + i), ny = S::load(a.n[1] + i), nxv = S::load(a.n[2] + i);
     const int lo = std::max(0, -x), hi = std::min(W, nx - x);
     auto put = [&](T* dst, V v) SEISFD_UNROLLED {
       if (lo == 0 && hi == W)
-        S::store(dst + i, v);
+        S::store(dst + x, v);
       else
-        S::store_lanes(dst + i, v, lo, hi);
+        S::store_lanes(dst + x, v, lo, hi);
     };
-    if constexpr (kNeed != kCrossY) put(g[0], nz * (ny * t1 + nxv * t2));
-    if constexpr (kNeed != kCrossZ) put(g[1], ny * (nz * t0 + nxv * t2));
-    if constexpr (kNeed == kCrossAll) put(g[2], nxv * (nz * t0 + ny * t1));
+    if constexpr (kNeed != kCrossY) put(out[0], nz * (ny * t1 + nxv * t2));
+    if constexpr (kNeed != kCrossZ) put(out[1], ny * (nz * t0 + nxv * t2));
+    if constexpr (kNeed == kCrossAll) put(out[2], nxv * (nz * t0 + ny * t1));
   }
 }
 
+// Pass 1 for plane z of the ring: rows [y_lo, y_hi) of the layout (the block and R either side,
+// clipped), each with what pass 2 reads of it; above a free surface the mirror of the plane
+// below it (g_z even: the only one read there, pass 2 updating below the surface only).
 template <class T, int R>
-void cross_pass(const StepSpec& s, const TtiWeights<T, R>& w, const TtiArgs<T>& a) {
+void cross_plane(const StepSpec& s, const TtiWeights<T, R>& w, const TtiArgs<T>& a,
+                 CrossRing<T>& ring, int z, int y_lo, int y_hi) {
   const Layout& l = s.layout;
-  StepSpec all = s;  // every row of the layout: y blocks over [0, ny), z over [0, nz)
-  all.begin[0] = all.begin[1] = all.begin[2] = 0;
-  all.end[0] = l.nz;
-  all.end[1] = l.ny;
-  all.end[2] = l.nx;
-  for_y_blocks(all, [&](int y0, int y1) {
-    for (int z = 0; z < l.nz; ++z) {
-      const bool zh = z < R || z >= l.nz - R;
-      for (int y = y0; y < y1; ++y) {
-        const bool yh = y < R || y >= l.ny - R;
-        const int64_t row = l.idx(z, y, 0);
-        if (zh && yh) continue;
-        for (int f = 0; f < 2; ++f) {
-          const T* src = f == 0 ? a.X : a.Y;
-          T* const* g = f == 0 ? a.gx : a.gy;
-          if (zh)
-            cross_row<T, R, kCrossZ>(w, a, src, g, row, l.nx);
-          else if (yh)
-            cross_row<T, R, kCrossY>(w, a, src, g, row, l.nx);
-          else
-            cross_row<T, R, kCrossAll>(w, a, src, g, row, l.nx);
-        }
-      }
+  if (s.free_surface && z < s.surface) {
+    const int from = 2 * s.surface - z;
+    for (int f = 0; f < 2; ++f)
+      for (int y = y_lo; y < y_hi; ++y)
+        std::copy(ring.row(f, 0, from, y), ring.row(f, 0, from, y) + l.nx, ring.row(f, 0, z, y));
+    return;
+  }
+  const bool zh = z < R || z >= l.nz - R;
+  for (int y = y_lo; y < y_hi; ++y) {
+    const bool yh = y < R || y >= l.ny - R;
+    if (zh && yh) continue;
+    const int64_t row = l.idx(z, y, 0);
+    for (int f = 0; f < 2; ++f) {
+      const T* src = f == 0 ? a.X : a.Y;
+      T* const out[3] = {ring.row(f, 0, z, y), ring.row(f, 1, z, y), ring.row(f, 2, z, y)};
+      if (zh)
+        cross_row<T, R, kCrossZ>(w, a, src, out, row, l.nx);
+      else if (yh)
+        cross_row<T, R, kCrossY>(w, a, src, out, row, l.nx);
+      else
+        cross_row<T, R, kCrossAll>(w, a, src, out, row, l.nx);
     }
-  });
+  }
 }
 
-// Pass 2 over cells [xa, xb) of row `row`; ab: the row's damping tables (A, B at + b_off).
+// Pass 2 over cells [xa, xb) of row (z, y) (layout index `row`); g: the ring; ab: the row's
+// damping tables (A, B at + b_off).
 template <class T, int R, bool kAdj>
-SEISFD_CPU_INLINE void update_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a, int64_t row,
-                                  int xa, int xb, const T* ab, int b_off) {
+SEISFD_CPU_INLINE void update_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a, CrossRing<T>& g,
+                                  int z, int y, int64_t row, int xa, int xb, const T* ab,
+                                  int b_off) {
   using S = Simd<T>;
   using V = typename S::V;
   constexpr int W = S::kLanes;
+  // The intermediates' rows each term reads: g_z of planes z - R..z + R, g_y of rows
+  // y - R..y + R, g_x of the row itself, for X (0) and Y (1).
+  const T* gz[2][2 * R + 1];
+  const T* gy[2][2 * R + 1];
+  const T* gx[2];
+  for (int f = 0; f < 2; ++f) {
+    for (int k = -R; k <= R; ++k) {
+      gz[f][R + k] = g.row(f, 0, z + k, y);
+      gy[f][R + k] = g.row(f, 1, z, y + k);
+    }
+    gx[f] = g.row(f, 2, z, y);
+  }
   const int x0 = xa - vector_offset(a.X + row + xa);
   for (int x = x0; x < xb; x += W) {
     const int64_t i = row + x;
+    const int64_t ahead = i + kTtiPrefetchRows * a.st[1];
+    __builtin_prefetch(a.a[0] + ahead + R * a.st[0]);
+    __builtin_prefetch(a.a[1] + ahead + R * a.st[1]);
+    for (const T* p :
+         {a.a[2], a.V, a.pc, a.qc, static_cast<const T*>(a.pn), static_cast<const T*>(a.qn)})
+      __builtin_prefetch(p + ahead);
+    if constexpr (!kAdj) {
+      __builtin_prefetch(a.E + ahead);
+      __builtin_prefetch(a.D + ahead);
+    }
     const V xc = S::load(a.X + i), yc = S::load(a.Y + i);
     V hzx{}, hzy{}, lap = w.lap.c0 * xc;
     static_for<0, 3>([&](auto ax) SEISFD_UNROLLED {
@@ -128,8 +205,16 @@ SEISFD_CPU_INLINE void update_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a
         const V yp = S::load(fy + o), ym = S::load(fy - o);
         wx += w.w2[ax][k] * (ap * (xp - xc) - am * (xc - xm));
         wy += w.w2[ax][k] * (ap * (yp - yc) - am * (yc - ym));
-        dx += w.w1[ax][k] * (S::load(a.gx[ax] + i + o) - S::load(a.gx[ax] + i - o));
-        dy += w.w1[ax][k] * (S::load(a.gy[ax] + i + o) - S::load(a.gy[ax] + i - o));
+        if constexpr (ax == 0) {
+          dx += w.w1[0][k] * (S::load(gz[0][R + k] + x) - S::load(gz[0][R - k] + x));
+          dy += w.w1[0][k] * (S::load(gz[1][R + k] + x) - S::load(gz[1][R - k] + x));
+        } else if constexpr (ax == 1) {
+          dx += w.w1[1][k] * (S::load(gy[0][R + k] + x) - S::load(gy[0][R - k] + x));
+          dy += w.w1[1][k] * (S::load(gy[1][R + k] + x) - S::load(gy[1][R - k] + x));
+        } else {
+          dx += w.w1[2][k] * (S::load(gx[0] + x + k) - S::load(gx[0] + x - k));
+          dy += w.w1[2][k] * (S::load(gx[1] + x + k) - S::load(gx[1] + x - k));
+        }
         const T cl = ax == 0 ? w.lap.cz[k] : ax == 1 ? w.lap.cy[k] : w.lap.cx[k];
         l += cl * (xp + xm);
       });
@@ -164,39 +249,46 @@ SEISFD_CPU_INLINE void update_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a
 template <class T>
 void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoWeights<T>& weights,
               const reference::MediumCoefs<T>& c, bool adjoint, const T* X, const T* Y, const T* pc,
-              const T* qc, T* pn, T* qn, T* const g[6]) {
+              const T* qc, T* pn, T* qn) {
   damping.prepare(vector_offset(X));
   const Layout& l = s.layout;
   TtiArgs<T> a{
-      X, Y, pc, qc, pn, qn, c.E.data(), c.D.data(), c.vdt2.data(), {}, {}, {}, {}, {l.sz, l.sy, 1}};
+      X, Y, pc, qc, pn, qn, c.E.data(), c.D.data(), c.vdt2.data(), {}, {}, {l.sz, l.sy, 1}};
   for (int ax = 0; ax < 3; ++ax) {
     a.n[ax] = c.n[ax].data();
     a.a[ax] = c.a[ax].data();
-    a.gx[ax] = g[ax];
-    a.gy[ax] = g[3 + ax];
   }
   with_radius(s.radius, [&](auto r) {
     constexpr int R = decltype(r)::value;
     const TtiWeights<T, R> w(weights, s);
-    cross_pass<T, R>(s, w, a);
-    if (s.free_surface) {
-      reference::mirror_intermediates(s, a.gx);
-      reference::mirror_intermediates(s, a.gy);
-    }
     const int za = s.begin[0], ze = s.end[0], xa = s.begin[2], xb = s.end[2];
     const int b_off = damping.b_offset();
-    for_y_blocks(s, [&](int y0, int y1) {
-      thread_local std::vector<T> buf;
-      buf.resize(damping.buffer_size());
-      for (int z = za; z < ze; ++z)
-        for (int y = y0; y < y1; ++y) {
-          const T* ab = damping.row(z, y, buf.data());
-          if (adjoint)
-            update_row<T, R, true>(w, a, l.idx(z, y, 0), xa, xb, ab, b_off);
-          else
-            update_row<T, R, false>(w, a, l.idx(z, y, 0), xa, xb, ab, b_off);
-        }
-    });
+    for_y_blocks(
+        s,
+        [&](int y0, int y1) {
+          thread_local std::vector<T> buf;
+          thread_local CrossRing<T> ring;
+          buf.resize(damping.buffer_size());
+          const int y_lo = std::max(0, y0 - R), y_hi = std::min(l.ny, y1 + R);
+          ring.reset(2 * R + 1, y0 - R, y1 - y0 + 2 * R, l.sy);
+          // The planes below the first updated one's leading plane, in increasing z (a plane above
+          // a free surface is the mirror of one below it, which comes first: fill those last).
+          for (int z = za - R; z < za + R; ++z)
+            if (!(s.free_surface && z < s.surface)) cross_plane<T, R>(s, w, a, ring, z, y_lo, y_hi);
+          for (int z = za - R; z < za + R && s.free_surface; ++z)
+            if (z < s.surface) cross_plane<T, R>(s, w, a, ring, z, y_lo, y_hi);
+          for (int z = za; z < ze; ++z) {
+            cross_plane<T, R>(s, w, a, ring, z + R, y_lo, y_hi);
+            for (int y = y0; y < y1; ++y) {
+              const T* ab = damping.row(z, y, buf.data());
+              if (adjoint)
+                update_row<T, R, true>(w, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off);
+              else
+                update_row<T, R, false>(w, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off);
+            }
+          }
+        },
+        kTtiBlockY);
   });
 }
 

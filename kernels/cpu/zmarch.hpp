@@ -31,10 +31,9 @@ struct Tiles {
   int yblocks = 1, block = 1;
 };
 
-inline Tiles make_tiles(int ny, int threads) {
+inline Tiles make_tiles(int ny, int threads, int target = kTargetBlockY) {
   Tiles t;
-  const int per_thread =
-      std::max(1, (ny + threads * kTargetBlockY / 2) / (threads * kTargetBlockY));
+  const int per_thread = std::max(1, (ny + threads * target / 2) / (threads * target));
   t.yblocks = std::min(ny, per_thread * threads);
   t.block = (ny + t.yblocks - 1) / t.yblocks;
   t.yblocks = (ny + t.block - 1) / t.block;
@@ -43,10 +42,10 @@ inline Tiles make_tiles(int ny, int threads) {
 
 // fn(y0, y1) for every y block of the updated region, blocks spread evenly on the threads.
 template <class F>
-void for_y_blocks(const StepSpec& s, F&& fn) {
+void for_y_blocks(const StepSpec& s, F&& fn, int target = kTargetBlockY) {
   const int ya = s.begin[1], ny = s.end[1] - ya;
   if (ny <= 0 || s.end[0] <= s.begin[0] || s.end[2] <= s.begin[2]) return;
-  const Tiles t = make_tiles(ny, omp_get_max_threads());
+  const Tiles t = make_tiles(ny, omp_get_max_threads(), target);
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < t.yblocks; ++b)
     fn(ya + b * t.block, std::min(ya + (b + 1) * t.block, ya + ny));

@@ -299,6 +299,7 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt,
       c_.n[ax] = std::move(coef[kAxisZ + ax]);
       c_.a[ax].resize(n);
       for (int64_t i = 0; i < n; ++i) c_.a[ax][i] = c_.n[ax][i] * c_.n[ax][i];
+      if (variant_->technique == cpu::Technique::kSimd) continue;  // keeps them per thread
       scratch_[ax].assign(n, T(0));
       scratch_[3 + ax].assign(n, T(0));
     }
@@ -400,7 +401,7 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
     for (int k = 0; k < 6; ++k) g[k] = scratch_[k].data();
     if (variant_->technique == cpu::Technique::kSimd)
       cpu::tti_simd<T>(sp, *damping_, w_, c_, adjoint, X[0], X[1], s.current(0).data(),
-                       s.current(1).data(), p_next, s.previous(1).data(), g);
+                       s.current(1).data(), p_next, s.previous(1).data());
     else if (blocked)  // TTI
       cpu::tti_blocked<T>(sp, sponge_.get(), w_, c_, adjoint, X[0], X[1], s.current(0).data(),
                           s.current(1).data(), p_next, s.previous(1).data(), g);
