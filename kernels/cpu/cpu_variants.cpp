@@ -14,20 +14,16 @@ const std::vector<CpuVariant>& cpu_variants() {
           t.push_back({base + "regqueue", p, order, Technique::kRegQueue, "regqueue",
                        "explicit 64-byte vectors, z register queue over 2 planes, x neighbours "
                        "by lane shifts, damping from row tables, prefetched z-march"});
+        if (p == Physics::kTti)
+          t.push_back({base + "simd", p, order, Technique::kSimd, "simd",
+                       "explicit 64-byte vectors in both passes, intermediates only where read "
+                       "(no bounds checks), H_z of p and q together, y blocks through z"});
         t.push_back({base + "blocked", p, order, Technique::kBlocked, "blocked",
                      p == Physics::kTti
                          ? "cross intermediates, then the update: vectorised rows, y blocks "
                            "marched through z runs, sponge cells apart"
                          : "vectorised rows, y blocks marched through z runs, "
                            "sponge cells apart"});
-        // Not first (not "auto") yet: a run decomposed in z or y with it differs from one
-        // rank's by rounding-level amounts that vary from run to run (tests/mpi/
-        // decomposed_equal.py, case tti-none, 2,1,1); a split in x is bit for bit. Cause not
-        // found (2026-11-26); a single rank is deterministic and matches the reference.
-        if (p == Physics::kTti)
-          t.push_back({base + "simd", p, order, Technique::kSimd, "simd",
-                       "explicit 64-byte vectors in both passes, intermediates only where read "
-                       "(no bounds checks), H_z of p and q together, y blocks through z"});
         t.push_back({base + "reference", p, order, Technique::kReference, "reference",
                      "the readable reference update (what the other kernels are checked against)"});
       }

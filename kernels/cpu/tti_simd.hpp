@@ -104,12 +104,15 @@ SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a,
         t1 += w.w1[1][k] * (S::load(fr + x + k * sy) - S::load(fr + x - k * sy));
       t2 += w.w1[2][k] * (S::load(fr + x + k) - S::load(fr + x - k));
     });
-    // Opaque to the optimiser: the g below then compile to the same operations (FMA contraction
-    // included) whichever t a row leaves out, so a plane computed as another rank's halo gives
-    // the bits it gives inside one rank's grid (tests/mpi/decomposed_equal.py).
-    asm("" : "+v"(t0), "+v"(t1), "+v"(t2));
     const int64_t i = row + x;
     const V nz = S::load(a.n[0] + i), ny = S::load(a.n[1] + i), nxv = S::load(a.n[2] + i);
+    // The products rounded and opaque to the optimiser, so that every g below is the same
+    // operations whichever t a row leaves out: the products a row kind shares between two g's
+    // would otherwise be fused into FMAs differently from another kind's, and a plane that is
+    // another rank's halo would not give the bits it gives inside one rank's grid
+    // (tests/mpi/decomposed_equal.py).
+    V p0 = nz * t0, p1 = ny * t1, p2 = nxv * t2;
+    asm("" : "+v"(p0), "+v"(p1), "+v"(p2));
     const int lo = std::max(0, -x), hi = std::min(W, nx - x);
     auto put = [&](T* dst, V v) SEISFD_UNROLLED {
       if (lo == 0 && hi == W)
@@ -117,9 +120,9 @@ SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a,
       else
         S::store_lanes(dst + x, v, lo, hi);
     };
-    if constexpr (kNeed != kCrossY) put(out[0], nz * (ny * t1 + nxv * t2));
-    if constexpr (kNeed != kCrossZ) put(out[1], ny * (nz * t0 + nxv * t2));
-    if constexpr (kNeed == kCrossAll) put(out[2], nxv * (nz * t0 + ny * t1));
+    if constexpr (kNeed != kCrossY) put(out[0], nz * (p1 + p2));
+    if constexpr (kNeed != kCrossZ) put(out[1], ny * (p0 + p2));
+    if constexpr (kNeed == kCrossAll) put(out[2], nxv * (p0 + p1));
   }
 }
 
