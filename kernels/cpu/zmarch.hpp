@@ -23,9 +23,12 @@
 namespace seisfd::cpu {
 
 // Rows per y block: the target, before it is evened out between the threads. Measured on 2
-// cores of an AMD EPYC (Zen 5), acoustic order 8 at 161^3 + sponge 20: 16 rows 2.9 Gcells/s,
-// 32 and 64 rows within the noise of it, whole half-planes (104 rows) 10% lower.
-inline constexpr int kTargetBlockY = 16;
+// cores of an AMD EPYC (Zen 5), acoustic/o8/regqueue, + sponge 20, Gcells/s (quiet-ish machine,
+// load 1.3-2.6, 2026-11-26): target 16 rows: 161^3 2.84-3.10, 256^3 2.31-2.35; 32 rows: 3.14-3.37,
+// 2.41-2.49; 64 rows: 3.18-3.27, 2.52-2.58. The halo rows a block re-reads cost 2R / block
+// of cur's traffic; the planes of a block must stay in L2 (10 planes of 40 rows of 1.2 KB at
+// 256^3).
+inline constexpr int kTargetBlockY = 32;
 
 struct Tiles {
   int yblocks = 1, block = 1;
