@@ -64,13 +64,15 @@ class CrossRing {
     y_lo_ = y_lo;
     rows_ = rows;
     sy_ = sy;
-    const size_t n = static_cast<size_t>(planes) * 6 * rows * sy + 2 * Simd<T>::kLanes;
+    // Two vectors of margin either side: the masked lanes of a row's first and last vectors
+    // read up to a vector and R cells beyond it.
+    const size_t n = static_cast<size_t>(planes) * 6 * rows * sy + 4 * Simd<T>::kLanes;
     if (data_.size() < n) data_.resize(n);
   }
   // Row y of plane z of g_a of field f (0: X, 1: Y).
   T* row(int f, int a, int z, int y) {
     const int slot = z % planes_;
-    return data_.data() + Simd<T>::kLanes +
+    return data_.data() + 2 * Simd<T>::kLanes +
            ((static_cast<int64_t>(slot) * 6 + f * 3 + a) * rows_ + (y - y_lo_)) * sy_;
   }
 
