@@ -163,8 +163,8 @@ TEST(BenchCli, CpuVariantsAgainstTheCpuCeiling) {
     const std::string ph = row["physics"];
     EXPECT_NEAR(per, ph == "acoustic" ? 16.0 : ph == "vti" ? 36.0 : 44.0, 1e-6) << ph;
   }
-  for (const char* v : {"acoustic/o4/blocked", "acoustic/o4/reference", "vti/o4/blocked",
-                        "vti/o4/reference", "tti/o4/blocked", "tti/o4/reference"})
+  for (const char* v : {"acoustic/o4/regqueue", "acoustic/o4/blocked", "acoustic/o4/reference",
+                        "vti/o4/blocked", "vti/o4/reference", "tti/o4/blocked", "tti/o4/reference"})
     EXPECT_EQ(rows[v], 1) << v;
 }
 

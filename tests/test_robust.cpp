@@ -525,7 +525,7 @@ TEST_F(ShellTest, UnknownVariantIsRefusedOnTheCpu) {
   expect_one_error_line(
       run({"check", cfg.string(), "--backend", "cpu", "--set", "kernel.variant=acoustic/o4/naive"}),
       2, {"kernel.variant", "acoustic/o4/naive"});
-  for (const std::string v : {"blocked", "reference", "acoustic/o4/blocked"}) {
+  for (const std::string v : {"blocked", "reference", "regqueue", "acoustic/o4/blocked"}) {
     const Result ok =
         run({"check", cfg.string(), "--backend", "cpu", "--set", "kernel.variant=" + v});
     EXPECT_EQ(ok.rc, 0) << v << "\n" << describe(ok);

@@ -10,6 +10,14 @@ const std::vector<CpuVariant>& cpu_variants() {
     for (Physics p : {Physics::kAcoustic, Physics::kVti, Physics::kTti})
       for (int order = 2; order <= 16; order += 2) {
         const std::string base = std::string(to_string(p)) + "/o" + std::to_string(order) + "/";
+        if (p == Physics::kAcoustic)
+          t.push_back({base + "regqueue", p, order, Technique::kRegQueue, "regqueue",
+                       "explicit 64-byte vectors, z register queue over 2 planes, x neighbours "
+                       "by lane shifts, damping from row tables, prefetched z-march"});
+        if (p == Physics::kTti)
+          t.push_back({base + "simd", p, order, Technique::kSimd, "simd",
+                       "explicit 64-byte vectors in both passes, intermediates only where read "
+                       "(no bounds checks), H_z of p and q together, y blocks through z"});
         t.push_back({base + "blocked", p, order, Technique::kBlocked, "blocked",
                      p == Physics::kTti
                          ? "cross intermediates, then the update: vectorised rows, y blocks "
@@ -34,8 +42,9 @@ const CpuVariant& resolve_cpu_variant(const std::string& requested, Physics phys
     if (requested == v.name || requested == v.technique_name)
       throw std::invalid_argument("variant '" + requested + "' does not fit this run (" + prefix +
                                   "*)");
-  throw std::invalid_argument("unknown CPU variant '" + requested +
-                              "' (see `seisfd kernels`; on the CPU: auto, reference, blocked)");
+  throw std::invalid_argument(
+      "unknown CPU variant '" + requested +
+      "' (see `seisfd kernels`; on the CPU: auto, reference, blocked, regqueue, simd)");
 }
 
 }  // namespace seisfd::cpu

@@ -1,6 +1,10 @@
 // The CPU backend's kernel variants, by name like the GPU registry's (`physics/oN/technique`):
 //   reference  kernels/reference/: the readable update every other kernel is verified against
-//   blocked    kernels/cpu/blocked.hpp: vectorised, cache-blocked (acoustic, VTI, TTI)
+//   regqueue   kernels/cpu/zmarch.hpp: explicit vectors, a register queue in z, lane-shifted x
+//              neighbours, prefetched z-march (acoustic)
+//   simd       kernels/cpu/tti_simd.hpp: explicit vectors in both passes, no bounds checks, H_z
+//              of p and q together (TTI)
+//   blocked    kernels/cpu/blocked.hpp: vectorised loops, cache-blocked (acoustic, VTI, TTI)
 // `seisfd kernels` lists them; kernel.variant selects one on the CPU backend, "auto" the fastest
 // there is for the physics.
 #pragma once
@@ -11,7 +15,7 @@
 
 namespace seisfd::cpu {
 
-enum class Technique { kReference, kBlocked };
+enum class Technique { kReference, kBlocked, kRegQueue, kSimd };
 
 struct CpuVariant {
   std::string name;  // "acoustic/o8/blocked"

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "kernels/cpu/acoustic_blocked.hpp"
+#include "kernels/cpu/cpu_kernels.hpp"
 #include "kernels/cpu/tti_blocked.hpp"
 #include "kernels/cpu/vti_blocked.hpp"
 #include "kernels/reference/acoustic.hpp"
@@ -281,8 +282,11 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt,
       fields_(traits(m.physics).fields),
       variant_(&cpu::resolve_cpu_variant(variant, m.physics, 2 * spec.radius)),
       w_(spec) {
-  if (variant_->technique == cpu::Technique::kBlocked && spec.sponge_on())
+  if (variant_->technique != cpu::Technique::kReference && spec.sponge_on())
     sponge_ = std::make_unique<cpu::SpongeTables>(spec);
+  if (variant_->technique == cpu::Technique::kRegQueue ||
+      variant_->technique == cpu::Technique::kSimd)
+    damping_ = std::make_unique<cpu::RowDamping<T>>(spec, sponge_.get());
   check_medium(m, spec, std::string("cpu engine (") + to_string(m.physics) + "): ");
   std::vector<T> coef[kMaxMediumArrays];
   medium_coefficients(m, spec, dt, coef);
@@ -295,6 +299,7 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt,
       c_.n[ax] = std::move(coef[kAxisZ + ax]);
       c_.a[ax].resize(n);
       for (int64_t i = 0; i < n; ++i) c_.a[ax][i] = c_.n[ax][i] * c_.n[ax][i];
+      if (variant_->technique == cpu::Technique::kSimd) continue;  // keeps them per thread
       scratch_[ax].assign(n, T(0));
       scratch_[3 + ax].assign(n, T(0));
     }
@@ -382,7 +387,9 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
   const bool blocked = variant_->technique == cpu::Technique::kBlocked;
   T* const p_next = s.previous(0).data();
   if (physics_ == Physics::kAcoustic) {
-    if (blocked)
+    if (variant_->technique == cpu::Technique::kRegQueue)
+      cpu::acoustic_regqueue<T>(sp, *damping_, p_next, X[0], p_next, c_.vdt2.data());
+    else if (blocked)
       cpu::acoustic_blocked<T>(sp, sponge_.get(), p_next, X[0], p_next, c_.vdt2.data());
     else
       acoustic_step<T>(sp, p_next, X[0], p_next, c_.vdt2.data());
@@ -392,7 +399,10 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
   } else {
     T* g[6];
     for (int k = 0; k < 6; ++k) g[k] = scratch_[k].data();
-    if (blocked)  // TTI
+    if (variant_->technique == cpu::Technique::kSimd)
+      cpu::tti_simd<T>(sp, *damping_, w_, c_, adjoint, X[0], X[1], s.current(0).data(),
+                       s.current(1).data(), p_next, s.previous(1).data());
+    else if (blocked)  // TTI
       cpu::tti_blocked<T>(sp, sponge_.get(), w_, c_, adjoint, X[0], X[1], s.current(0).data(),
                           s.current(1).data(), p_next, s.previous(1).data(), g);
     else

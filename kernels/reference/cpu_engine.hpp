@@ -18,7 +18,9 @@
 
 namespace seisfd::cpu {
 struct SpongeTables;  // kernels/cpu/blocked.hpp
-}
+template <class T>
+class RowDamping;  // kernels/cpu/zmarch.hpp
+}  // namespace seisfd::cpu
 
 namespace seisfd::reference {
 
@@ -136,7 +138,8 @@ class CpuEngine final : public Engine {
   Physics physics_;
   int fields_;
   const cpu::CpuVariant* variant_;
-  std::unique_ptr<cpu::SpongeTables> sponge_;  // the blocked kernel's, when the sponge damps
+  std::unique_ptr<cpu::SpongeTables> sponge_;    // the blocked kernel's, when the sponge damps
+  std::unique_ptr<cpu::RowDamping<T>> damping_;  // the register-queue kernels' row tables
   AnisoWeights<T> w_;
   MediumCoefs<T> c_;
   std::unique_ptr<CpmlLayers<T>> cpml_;  // when spec.cpml_on()

@@ -1,0 +1,100 @@
+// The explicit vectors of the CPU backend's register-blocked kernels: 64 bytes of T (16 fp32 or
+// 8 fp64 lanes) as a GCC vector type. With AVX-512 (the -march=native default on a machine that
+// has it) each is one register; on narrower instruction sets the compiler splits the same code
+// into 2 or 4 registers, so a portable build computes the same values, more slowly.
+//
+// Why explicit vectors instead of `omp simd` loops: GCC's cost model for -march=native on AMD
+// cores prefers 256-bit vectors, and the kernels need things a loop vectoriser does not do by
+// itself: the x neighbours of a vector built from the aligned vectors either side by lane shifts
+// (one load a vector instead of 2R + 1 unaligned ones), and the z neighbours kept in registers
+// across the planes a pass updates together.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
+#ifndef SEISFD_CPU_INLINE
+#define SEISFD_CPU_INLINE inline __attribute__((always_inline))
+#endif
+// For the lambdas given to static_for: GCC does not always inline them by itself, and a call
+// per lane shift or per plane spills the register queue to memory.
+#define SEISFD_UNROLLED __attribute__((always_inline))
+
+namespace seisfd::cpu {
+
+inline constexpr int kVectorBytes = 64;
+
+// GCC takes vector_size only on a concrete element type, not on a template parameter.
+typedef float VecF32 __attribute__((vector_size(kVectorBytes)));
+typedef double VecF64 __attribute__((vector_size(kVectorBytes)));
+template <class T>
+struct VecOf;
+template <>
+struct VecOf<float> {
+  using type = VecF32;
+};
+template <>
+struct VecOf<double> {
+  using type = VecF64;
+};
+
+template <class T>
+struct Simd {
+  using V = typename VecOf<T>::type;
+  static constexpr int kLanes = kVectorBytes / static_cast<int>(sizeof(T));
+
+  static SEISFD_CPU_INLINE V load(const T* p) {
+    V v;
+    std::memcpy(&v, p, sizeof v);  // an unaligned vector load
+    return v;
+  }
+  static SEISFD_CPU_INLINE void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+  static SEISFD_CPU_INLINE V broadcast(T a) { return V{} + a; }
+
+  // Lanes [lo, hi) of v to p[lo..hi); the other lanes' memory is neither read nor written (a
+  // neighbouring row's cells may belong to another thread).
+  static SEISFD_CPU_INLINE void store_lanes(T* p, V v, int lo, int hi) {
+#if defined(__AVX512F__)
+    const unsigned m = ((hi >= 32 ? ~0u : (1u << hi) - 1u)) & ~((1u << lo) - 1u);
+    if constexpr (sizeof(T) == 4)
+      _mm512_mask_storeu_ps(p, static_cast<__mmask16>(m), reinterpret_cast<__m512>(v));
+    else
+      _mm512_mask_storeu_pd(p, static_cast<__mmask8>(m), reinterpret_cast<__m512d>(v));
+#else
+    for (int l = lo; l < hi; ++l) p[l] = v[l];
+#endif
+  }
+
+  // The vector that starts K lanes into lo and continues into hi (0 <= K <= kLanes): with lo,
+  // hi the vectors at x and x + kLanes, the one at x + K.
+  template <int K>
+  static SEISFD_CPU_INLINE V window(V lo, V hi) {
+    if constexpr (K == 0)
+      return lo;
+    else if constexpr (K == kLanes)
+      return hi;
+    else
+      return window_impl<K>(lo, hi, std::make_integer_sequence<int, kLanes>{});
+  }
+
+ private:
+  template <int K, int... I>
+  static SEISFD_CPU_INLINE V window_impl(V lo, V hi, std::integer_sequence<int, I...>) {
+    return __builtin_shufflevector(lo, hi, (K + I)...);
+  }
+};
+
+// fn(std::integral_constant<int, I>{}) for I = B..E-1, unrolled: I is a constant expression.
+template <int B, int E, class F>
+SEISFD_CPU_INLINE void static_for(F&& fn) {
+  if constexpr (B < E) {
+    fn(std::integral_constant<int, B>{});
+    static_for<B + 1, E>(fn);
+  }
+}
+
+}  // namespace seisfd::cpu

@@ -1,0 +1,300 @@
+// The CPU backend's explicit-vector TTI update (variant tti/oN/simd): the discrete update of
+// kernels/reference/anisotropic.hpp for tti = true, its two passes in 64-byte vectors
+// (kernels/cpu/simd.hpp), interleaved plane by plane in each y block marched through z
+// (kernels/cpu/zmarch.hpp): before plane z is updated, pass 1 computes plane z + R into a ring
+// of 2R + 1 planes per thread (CrossRing), so the intermediates never go to memory.
+//   1. the cross intermediates g_a = n_a sum_{b != a} n_b D1_b f of X and of Y. Only what pass 2
+//      reads is computed, and none of it needs a bounds check: pass 2 reads g_a along axis a
+//      only (d_a g_a), at cells inside the other two axes' halo, so the halo planes of z need
+//      g_z alone (from D1_y, D1_x: inside the array), the halo rows of y need g_y alone, and
+//      the halo cells of x need g_x, which has no D1_x term. The reference computes every g of
+//      every cell with zero reads beyond the array; the values pass 2 reads are the same. g_z
+//      and g_y at the halo cells of x (read by no one) hold what D1_x makes of the neighbouring
+//      row's cells. Above a free surface g_z is the reference's mirror (the only g read there).
+//   2. H_z of X and Y together (the axis' squares a_i and their sums are loaded once for both),
+//      H_0 X = lap X - H_z X, the forward or adjoint forces and the leapfrog of p and q, damping
+//      as A (2 cur - B prev + C f) with zmarch.hpp's row tables.
+// FMA contraction is on (cpu_kernels.hpp): the result differs from the reference by rounding.
+// pn, qn may alias the previous levels they overwrite.
+#pragma once
+#include <cstdint>
+
+#include <vector>
+
+#include "kernels/cpu/acoustic_blocked.hpp"
+#include "kernels/cpu/simd.hpp"
+#include "kernels/cpu/tti_blocked.hpp"
+#include "kernels/cpu/zmarch.hpp"
+
+namespace seisfd::cpu {
+
+template <class T>
+struct TtiArgs {
+  const T *X, *Y, *pc, *qc;
+  T *pn, *qn;
+  const T *E, *D, *V;
+  const T *n[3], *a[3];
+  int64_t st[3];
+};
+
+// Prefetch distance in rows (kPrefetchRows of acoustic_regqueue.hpp is the acoustic's). Measured
+// on 2 cores (order 8, 161^3 + sponge 20) with the intermediates still in whole-volume arrays:
+// pass 2 took 34.5 ms a step without prefetches, 28.4 ms with them 2 rows ahead.
+inline constexpr int kTtiPrefetchRows = 2;
+
+// Rows per y block (the target of zmarch.hpp's make_tiles). Pass 1 computes the block's rows
+// and R either side (g_y is read along y), so short blocks repeat work; the ring of a 51-row
+// block, 2.9 MB at 224-cell rows, outgrows the L2 cache but not the L3. Measured on 2 cores
+// (order 8, 161^3 + sponge 20, Gcells/s): 13-row blocks 0.197, 26 rows 0.217, 51 rows
+// 0.250-0.258, 101 rows 0.238-0.263.
+inline constexpr int kTtiBlockY = 64;
+
+// Which intermediates a row of pass 1 needs (see the header).
+enum CrossNeeds { kCrossAll, kCrossZ, kCrossY };
+
+// The intermediates of X and Y of one y block, for the 2R + 1 planes around the one being
+// updated: a ring of planes, each with the block's rows and R more on either side (g_y is read
+// along y), each row indexed by x as the layout's. Per thread, so that it stays in the core's
+// cache: the whole-volume arrays of the blocked kernel cost 72 bytes a cell of memory traffic.
+template <class T>
+class CrossRing {
+ public:
+  void reset(int planes, int y_lo, int rows, int64_t sy) {
+    planes_ = planes;
+    y_lo_ = y_lo;
+    rows_ = rows;
+    sy_ = sy;
+    // Two vectors of margin either side: the masked lanes of a row's first and last vectors
+    // read up to a vector and R cells beyond it.
+    const size_t n = static_cast<size_t>(planes) * 6 * rows * sy + 4 * Simd<T>::kLanes;
+    if (data_.size() < n) data_.resize(n);
+  }
+  // Row y of plane z of g_a of field f (0: X, 1: Y).
+  T* row(int f, int a, int z, int y) {
+    const int slot = z % planes_;
+    return data_.data() + 2 * Simd<T>::kLanes +
+           ((static_cast<int64_t>(slot) * 6 + f * 3 + a) * rows_ + (y - y_lo_)) * sy_;
+  }
+
+ private:
+  std::vector<T> data_;
+  int planes_ = 1, y_lo_ = 0, rows_ = 0;
+  int64_t sy_ = 0;
+};
+
+// Pass 1 over row `row` of the layout (all x): the intermediates of field f into out[a][x].
+template <class T, int R, CrossNeeds kNeed>
+SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a, const T* f,
+                                 T* const out[3], int64_t row, int nx) {
+  using S = Simd<T>;
+  using V = typename S::V;
+  constexpr int W = S::kLanes;
+  const int64_t sz = a.st[0], sy = a.st[1];
+  const T* fr = f + row;
+  const int x0 = -vector_offset(fr);
+  for (int x = x0; x < nx; x += W) {
+    // What the next rows of this plane read first (the plane is new to the cache: pass 1
+    // reaches it before pass 2 does).
+    const int64_t ahead = row + x + kTtiPrefetchRows * sy;
+    __builtin_prefetch(f + ahead + R * sy);
+    for (const T* p : {a.n[0], a.n[1], a.n[2]}) __builtin_prefetch(p + ahead);
+    V t0{}, t1{}, t2{};
+    static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
+      if constexpr (kNeed != kCrossZ)
+        t0 += w.w1[0][k] * (S::load(fr + x + k * sz) - S::load(fr + x - k * sz));
+      if constexpr (kNeed != kCrossY)
+        t1 += w.w1[1][k] * (S::load(fr + x + k * sy) - S::load(fr + x - k * sy));
+      t2 += w.w1[2][k] * (S::load(fr + x + k) - S::load(fr + x - k));
+    });
+    const int64_t i = row + x;
+    const V nz = S::load(a.n[0] + i), ny = S::load(a.n[1] + i), nxv = S::load(a.n[2] + i);
+    // The products rounded and opaque to the optimiser, so that every g below is the same
+    // operations whichever t a row leaves out: the products a row kind shares between two g's
+    // would otherwise be fused into FMAs differently from another kind's, and a plane that is
+    // another rank's halo would not give the bits it gives inside one rank's grid
+    // (tests/mpi/decomposed_equal.py).
+    V p0 = nz * t0, p1 = ny * t1, p2 = nxv * t2;
+    asm("" : "+v"(p0), "+v"(p1), "+v"(p2));
+    const int lo = std::max(0, -x), hi = std::min(W, nx - x);
+    auto put = [&](T* dst, V v) SEISFD_UNROLLED {
+      if (lo == 0 && hi == W)
+        S::store(dst + x, v);
+      else
+        S::store_lanes(dst + x, v, lo, hi);
+    };
+    if constexpr (kNeed != kCrossY) put(out[0], nz * (p1 + p2));
+    if constexpr (kNeed != kCrossZ) put(out[1], ny * (p0 + p2));
+    if constexpr (kNeed == kCrossAll) put(out[2], nxv * (p0 + p1));
+  }
+}
+
+// Pass 1 for plane z of the ring: rows [y_lo, y_hi) of the layout (the block and R either side,
+// clipped), each with what pass 2 reads of it; above a free surface the mirror of the plane
+// below it (g_z even: the only one read there, pass 2 updating below the surface only).
+template <class T, int R>
+void cross_plane(const StepSpec& s, const TtiWeights<T, R>& w, const TtiArgs<T>& a,
+                 CrossRing<T>& ring, int z, int y_lo, int y_hi) {
+  const Layout& l = s.layout;
+  if (s.free_surface && z < s.surface) {
+    const int from = 2 * s.surface - z;
+    for (int f = 0; f < 2; ++f)
+      for (int y = y_lo; y < y_hi; ++y)
+        std::copy(ring.row(f, 0, from, y), ring.row(f, 0, from, y) + l.nx, ring.row(f, 0, z, y));
+    return;
+  }
+  const bool zh = z < R || z >= l.nz - R;
+  for (int y = y_lo; y < y_hi; ++y) {
+    const bool yh = y < R || y >= l.ny - R;
+    if (zh && yh) continue;
+    const int64_t row = l.idx(z, y, 0);
+    for (int f = 0; f < 2; ++f) {
+      const T* src = f == 0 ? a.X : a.Y;
+      T* const out[3] = {ring.row(f, 0, z, y), ring.row(f, 1, z, y), ring.row(f, 2, z, y)};
+      if (zh)
+        cross_row<T, R, kCrossZ>(w, a, src, out, row, l.nx);
+      else if (yh)
+        cross_row<T, R, kCrossY>(w, a, src, out, row, l.nx);
+      else
+        cross_row<T, R, kCrossAll>(w, a, src, out, row, l.nx);
+    }
+  }
+}
+
+// Pass 2 over cells [xa, xb) of row (z, y) (layout index `row`); g: the ring; ab: the row's
+// damping tables (A, B at + b_off).
+template <class T, int R, bool kAdj>
+SEISFD_CPU_INLINE void update_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a, CrossRing<T>& g,
+                                  int z, int y, int64_t row, int xa, int xb, const T* ab,
+                                  int b_off) {
+  using S = Simd<T>;
+  using V = typename S::V;
+  constexpr int W = S::kLanes;
+  // The intermediates' rows each term reads: g_z of planes z - R..z + R, g_y of rows
+  // y - R..y + R, g_x of the row itself, for X (0) and Y (1).
+  const T* gz[2][2 * R + 1];
+  const T* gy[2][2 * R + 1];
+  const T* gx[2];
+  for (int f = 0; f < 2; ++f) {
+    for (int k = -R; k <= R; ++k) {
+      gz[f][R + k] = g.row(f, 0, z + k, y);
+      gy[f][R + k] = g.row(f, 1, z, y + k);
+    }
+    gx[f] = g.row(f, 2, z, y);
+  }
+  const int x0 = xa - vector_offset(a.X + row + xa);
+  for (int x = x0; x < xb; x += W) {
+    const int64_t i = row + x;
+    const int64_t ahead = i + kTtiPrefetchRows * a.st[1];
+    __builtin_prefetch(a.a[0] + ahead + R * a.st[0]);
+    __builtin_prefetch(a.a[1] + ahead + R * a.st[1]);
+    for (const T* p :
+         {a.a[2], a.V, a.pc, a.qc, static_cast<const T*>(a.pn), static_cast<const T*>(a.qn)})
+      __builtin_prefetch(p + ahead);
+    if constexpr (!kAdj) {
+      __builtin_prefetch(a.E + ahead);
+      __builtin_prefetch(a.D + ahead);
+    }
+    const V xc = S::load(a.X + i), yc = S::load(a.Y + i);
+    V hzx{}, hzy{}, lap = w.lap.c0 * xc;
+    static_for<0, 3>([&](auto ax) SEISFD_UNROLLED {
+      const int64_t st = a.st[ax];
+      const T* aa = a.a[ax] + i;
+      const T* fx = a.X + i;
+      const T* fy = a.Y + i;
+      const V ac = S::load(aa);
+      V wx{}, wy{}, dx{}, dy{}, l{};
+      static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
+        const int64_t o = k * st;
+        const V ap = ac + S::load(aa + o), am = S::load(aa - o) + ac;
+        const V xp = S::load(fx + o), xm = S::load(fx - o);
+        const V yp = S::load(fy + o), ym = S::load(fy - o);
+        wx += w.w2[ax][k] * (ap * (xp - xc) - am * (xc - xm));
+        wy += w.w2[ax][k] * (ap * (yp - yc) - am * (yc - ym));
+        if constexpr (ax == 0) {
+          dx += w.w1[0][k] * (S::load(gz[0][R + k] + x) - S::load(gz[0][R - k] + x));
+          dy += w.w1[0][k] * (S::load(gz[1][R + k] + x) - S::load(gz[1][R - k] + x));
+        } else if constexpr (ax == 1) {
+          dx += w.w1[1][k] * (S::load(gy[0][R + k] + x) - S::load(gy[0][R - k] + x));
+          dy += w.w1[1][k] * (S::load(gy[1][R + k] + x) - S::load(gy[1][R - k] + x));
+        } else {
+          dx += w.w1[2][k] * (S::load(gx[0] + x + k) - S::load(gx[0] + x - k));
+          dy += w.w1[2][k] * (S::load(gx[1] + x + k) - S::load(gx[1] + x - k));
+        }
+        const T cl = ax == 0 ? w.lap.cz[k] : ax == 1 ? w.lap.cy[k] : w.lap.cx[k];
+        l += cl * (xp + xm);
+      });
+      hzx += T(0.5) * wx + dx;
+      hzy += T(0.5) * wy + dy;
+      lap += l;
+    });
+    const V h0x = lap - hzx;
+    V fp, fq;
+    if constexpr (kAdj) {
+      fp = h0x;
+      fq = hzy;
+    } else {
+      const V e = S::load(a.E + i), d = S::load(a.D + i);
+      fp = e * h0x + d * hzy;
+      fq = d * h0x + hzy;
+    }
+    const V A = S::load(ab + x), B = S::load(ab + b_off + x), v = S::load(a.V + i);
+    const V np = A * (T(2) * S::load(a.pc + i) - B * S::load(a.pn + i) + v * fp);
+    const V nq = A * (T(2) * S::load(a.qc + i) - B * S::load(a.qn + i) + v * fq);
+    if (x >= xa && x + W <= xb) {
+      S::store(a.pn + i, np);
+      S::store(a.qn + i, nq);
+    } else {
+      const int lo = std::max(0, xa - x), hi = std::min(W, xb - x);
+      S::store_lanes(a.pn + i, np, lo, hi);
+      S::store_lanes(a.qn + i, nq, lo, hi);
+    }
+  }
+}
+
+template <class T>
+void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoWeights<T>& weights,
+              const reference::MediumCoefs<T>& c, bool adjoint, const T* X, const T* Y, const T* pc,
+              const T* qc, T* pn, T* qn) {
+  damping.prepare(vector_offset(X));
+  const Layout& l = s.layout;
+  TtiArgs<T> a{
+      X, Y, pc, qc, pn, qn, c.E.data(), c.D.data(), c.vdt2.data(), {}, {}, {l.sz, l.sy, 1}};
+  for (int ax = 0; ax < 3; ++ax) {
+    a.n[ax] = c.n[ax].data();
+    a.a[ax] = c.a[ax].data();
+  }
+  with_radius(s.radius, [&](auto r) {
+    constexpr int R = decltype(r)::value;
+    const TtiWeights<T, R> w(weights, s);
+    const int za = s.begin[0], ze = s.end[0], xa = s.begin[2], xb = s.end[2];
+    const int b_off = damping.b_offset();
+    for_y_blocks(
+        s,
+        [&](int y0, int y1) {
+          thread_local std::vector<T> buf;
+          thread_local CrossRing<T> ring;
+          buf.resize(damping.buffer_size());
+          const int y_lo = std::max(0, y0 - R), y_hi = std::min(l.ny, y1 + R);
+          ring.reset(2 * R + 1, y0 - R, y1 - y0 + 2 * R, l.sy);
+          // The planes below the first updated one's leading plane, in increasing z (a plane above
+          // a free surface is the mirror of one below it, which comes first: fill those last).
+          for (int z = za - R; z < za + R; ++z)
+            if (!(s.free_surface && z < s.surface)) cross_plane<T, R>(s, w, a, ring, z, y_lo, y_hi);
+          for (int z = za - R; z < za + R && s.free_surface; ++z)
+            if (z < s.surface) cross_plane<T, R>(s, w, a, ring, z, y_lo, y_hi);
+          for (int z = za; z < ze; ++z) {
+            cross_plane<T, R>(s, w, a, ring, z + R, y_lo, y_hi);
+            for (int y = y0; y < y1; ++y) {
+              const T* ab = damping.row(z, y, buf.data());
+              if (adjoint)
+                update_row<T, R, true>(w, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off);
+              else
+                update_row<T, R, false>(w, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off);
+            }
+          }
+        },
+        kTtiBlockY);
+  });
+}
+
+}  // namespace seisfd::cpu

@@ -1,0 +1,149 @@
+// What the register-queue CPU kernels (variants `*/oN/regqueue`) share: the traversal and the
+// absorbing layer's damping as per-row tables.
+//   - Tiles: each OpenMP thread takes whole y blocks (all of z) and marches them through z, a
+//     few planes at a time (the kernel's register queue), so the 2R + 1 planes of a block's rows
+//     the z stencil reads stay in the core's L2 cache. The y blocks are sized so that every
+//     thread gets the same number of rows (2 threads and 16 blocks of 13 rows, not 13 blocks of
+//     16 of which one thread gets 7).
+//   - Damping: the update is written once, next = A (2 cur - B prev + C f), with per-row tables
+//     A = 1 / (1 + g), B = 1 - g (g the sponge term); rows that do not damp read A = B = 1.
+//     Tables are kept for the rows where only one of g_z, g_y is non-zero (and for neither);
+//     the few rows where both are (the layer's edges along x) build theirs when they are
+//     reached. The kernels' inner loops are then the same for every cell, branch-free.
+#pragma once
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/cpu/blocked.hpp"
+#include "kernels/cpu/simd.hpp"
+
+namespace seisfd::cpu {
+
+// Rows per y block: the target, before it is evened out between the threads. Measured on 2
+// cores of an AMD EPYC (Zen 5), acoustic/o8/regqueue, + sponge 20, Gcells/s (quiet-ish machine,
+// load 1.3-2.6, 2026-11-26): target 16 rows: 161^3 2.84-3.10, 256^3 2.31-2.35; 32 rows: 3.14-3.37,
+// 2.41-2.49; 64 rows: 3.18-3.27, 2.52-2.58. The halo rows a block re-reads cost 2R / block
+// of cur's traffic; the planes of a block must stay in L2 (10 planes of 40 rows of 1.2 KB at
+// 256^3).
+inline constexpr int kTargetBlockY = 32;
+
+struct Tiles {
+  int yblocks = 1, block = 1;
+};
+
+inline Tiles make_tiles(int ny, int threads, int target = kTargetBlockY) {
+  Tiles t;
+  const int per_thread = std::max(1, (ny + threads * target / 2) / (threads * target));
+  t.yblocks = std::min(ny, per_thread * threads);
+  t.block = (ny + t.yblocks - 1) / t.yblocks;
+  t.yblocks = (ny + t.block - 1) / t.block;
+  return t;
+}
+
+// fn(y0, y1) for every y block of the updated region, blocks spread evenly on the threads.
+template <class F>
+void for_y_blocks(const StepSpec& s, F&& fn, int target = kTargetBlockY) {
+  const int ya = s.begin[1], ny = s.end[1] - ya;
+  if (ny <= 0 || s.end[0] <= s.begin[0] || s.end[2] <= s.begin[2]) return;
+  const Tiles t = make_tiles(ny, omp_get_max_threads(), target);
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < t.yblocks; ++b)
+    fn(ya + b * t.block, std::min(ya + (b + 1) * t.block, ya + ny));
+}
+
+// The damping tables A = 1 / (1 + g), B = 1 - g of every row, indexed by x from the row's first
+// cell, with two vectors of padding either side (the kernels read whole vectors past a row's
+// ends) and placed so that a table's x has the fields' alignment within a vector: the kernels'
+// loads of A and B then split no cache line where the fields' loads do not.
+template <class T>
+class RowDamping {
+ public:
+  RowDamping(const StepSpec& s, const SpongeTables* sponge)
+      : s_(s), sp_(s.sponge_on() ? sponge : nullptr) {
+    const Layout& l = s.layout;
+    stride_ = (static_cast<int>(l.sy) + 5 * kW) / kW * kW;
+    if (sp_) {
+      gx_.resize(l.nx);
+      for (int x = 0; x < l.nx; ++x) gx_[x] = static_cast<T>(sp_->g[2][x]);
+    }
+  }
+
+  // Builds the kept tables for fields whose element x = 0 of a row sits `align` elements into
+  // a 64-byte vector (all the fields alike: rows are 128-byte aligned in one allocator's
+  // arrays); once, or again when the alignment changes. Not thread-safe: the engine calls it
+  // before the kernel's parallel region.
+  void prepare(int align) {
+    if (align == align_) return;
+    align_ = align;
+    const Layout& l = s_.layout;
+    const size_t tables = sp_ ? 1 + l.nz + l.ny : 1;
+    store_.assign(tables * 2 * stride_ + 4 * kW, T(1));
+    const auto addr = reinterpret_cast<uintptr_t>(store_.data()) / sizeof(T);
+    base_ = store_.data() + (kW - addr % kW) % kW + 2 * kW + align;
+    if (!sp_) return;
+    fill(table(0), 0.0);
+    for (int z = 0; z < l.nz; ++z) fill(table(1 + z), sp_->g[0][z]);
+    for (int y = 0; y < l.ny; ++y) fill(table(1 + l.nz + y), sp_->g[1][y]);
+  }
+
+  // Elements of a thread's buffer for row().
+  int buffer_size() const { return 2 * stride_ + 4 * kW; }
+
+  // A of row (z, y) at [x], B at [x + b_offset()]: a kept table, or one built into buf (a
+  // buffer_size() array of the calling thread's) where g_z and g_y are both non-zero.
+  const T* row(int z, int y, T* buf) const {
+    if (!sp_) return base_;
+    const double gz = sp_->g[0][z], gy = sp_->g[1][y];
+    if (gz == 0.0 && gy == 0.0) return table(0);
+    if (gy == 0.0) return table(1 + z);
+    if (gz == 0.0) return table(1 + s_.layout.nz + y);
+    const auto addr = reinterpret_cast<uintptr_t>(buf) / sizeof(T);
+    T* t = buf + (kW - addr % kW) % kW + kW + align_;
+    // T arithmetic (vectorised, as cheap as the rows it serves): g differs from the reference's
+    // rounding of the double sum by an ulp at most.
+    const T gzy = static_cast<T>(gz + gy);
+    const int nx = s_.layout.nx;
+    T* b = t + stride_;
+#pragma omp simd
+    for (int x = 0; x < nx; ++x) {
+      const T g = gzy + gx_[x];
+      t[x] = T(1) / (T(1) + g);
+      b[x] = T(1) - g;
+    }
+    return t;
+  }
+  int b_offset() const {
+    return stride_;
+  }
+
+ private:
+  static constexpr int kW = Simd<T>::kLanes;
+  T* table(size_t k) const {
+    return base_ + k * 2 * stride_;
+  }
+  // g = (g_zy + g_x[x]) summed in double as the reference's sponge_g sums, then rounded.
+  void fill(T* a, double gzy) const {
+    T* b = a + stride_;
+    for (int x = 0; x < s_.layout.nx; ++x) {
+      const T g = static_cast<T>(gzy + sp_->g[2][x]);
+      a[x] = T(1) / (T(1) + g);
+      b[x] = T(1) - g;
+    }
+  }
+  StepSpec s_;
+  const SpongeTables* sp_;
+  int stride_ = 0, align_ = -1;
+  std::vector<T> store_, gx_;
+  T* base_ = nullptr;
+};
+
+// The element offset of p within a 64-byte vector.
+template <class T>
+int vector_offset(const T* p) {
+  return static_cast<int>(reinterpret_cast<uintptr_t>(p) % kVectorBytes / sizeof(T));
+}
+
+}  // namespace seisfd::cpu
