@@ -12,11 +12,12 @@ import subprocess
 import sys
 import tempfile
 
+from mpi_env import mpi_env
+
 
 def main():
     seisfd, mpirun = sys.argv[1:3]
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = mpi_env()
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         for kind in ("weak", "strong"):

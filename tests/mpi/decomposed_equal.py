@@ -31,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 
+from mpi_env import mpi_env
+
 CONFIG = """
 [grid]
 nx = 33
@@ -146,8 +148,7 @@ def main():
     verb = command.split(":")[0]
     names = {"run": ("gathers.h5", "snapshots.h5"), "born": ("gathers.h5",),
              "migrate": ("image.h5",)}[verb]
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = mpi_env()
     tolerance = 0.0
     if backend == "cuda":
         tolerance = 1e-5

@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+from mpi_env import mpi_env
+
 CONFIG = """
 [grid]
 nx = 60
@@ -64,8 +66,7 @@ def rank_pids(config):
 
 def main():
     seisfd, mpirun = sys.argv[1:3]
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = mpi_env()
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         cfg = os.path.join(tmp, "run.toml")

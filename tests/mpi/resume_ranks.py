@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 
+from mpi_env import mpi_env
+
 CONFIG = """
 [grid]
 nx = 48
@@ -67,8 +69,7 @@ def rank_pids(config):
 
 def main():
     seisfd, mpirun, h5_compare = sys.argv[1:4]
-    env = dict(os.environ, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
-               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    env = mpi_env()
     with tempfile.TemporaryDirectory() as tmp:
         cfg = os.path.join(tmp, "survey.toml")
         with open(cfg, "w") as f:
