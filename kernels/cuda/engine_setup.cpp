@@ -17,7 +17,9 @@ EngineSetup prepare_engine(const StepSpec& spec, size_t bytes, const std::string
   if (bytes > s.device.free_bytes)
     throw std::runtime_error("backend cuda: the run needs " + std::to_string(bytes >> 20) +
                              " MiB of device memory, " + s.device.name + " has " +
-                             std::to_string(s.device.free_bytes >> 20) + " MiB free");
+                             std::to_string(s.device.free_bytes >> 20) +
+                             " MiB free; more ranks (mpirun: each computes its part of the grid) "
+                             "or a smaller grid would fit (seisfd check prints the estimate)");
   s.choice = choose_variant(variant, physics, 2 * spec.radius, spec, device, s.device.name,
                             s.device.compute_capability);
   s.compressible = compressible;
