@@ -23,6 +23,24 @@ std::vector<Box> shell_boxes(const Box& outer, const Box& inner) {
   return out;
 }
 
+Box updated_region(const StepSpec& spec) {
+  Box b;
+  for (int a = 0; a < 3; ++a) {
+    b.lo[a] = spec.begin[a];
+    b.hi[a] = spec.end[a];
+  }
+  return b;
+}
+
+StepSpec narrowed(const StepSpec& spec, const Box& b) {
+  StepSpec r = spec;
+  for (int a = 0; a < 3; ++a) {
+    r.begin[a] = b.lo[a];
+    r.end[a] = b.hi[a];
+  }
+  return r;
+}
+
 std::vector<Box> edge_strips(const Box& inner, int width) {
   Box core = inner;
   for (int a = 0; a < 3; ++a) {

@@ -66,6 +66,10 @@ struct Box {
 // whole, the y faces between them, the x faces between those. What the edge-strip reads and
 // writes of a state take: a halo exchange's faces, a reconstruction's saved boundary.
 std::vector<Box> edge_strips(const Box& inner, int width);
+// The updated region of a step description as a box, and the description with its updated
+// region narrowed to a box (what a reconstruction region or a split step updates).
+Box updated_region(const StepSpec& spec);
+StepSpec narrowed(const StepSpec& spec, const Box& b);
 // The cells of `outer` outside `inner` as non-overlapping boxes in the same order (z faces
 // whole, then y, then x; empty ones left out): what a step split around an interior updates
 // after the interior.

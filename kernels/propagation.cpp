@@ -62,12 +62,7 @@ void Propagation::steps(int n_begin, int n_end) {
 }
 
 Box HaloExchange::interior(const StepSpec& spec) const {
-  Box b;
-  for (int a = 0; a < 3; ++a) {
-    b.lo[a] = spec.begin[a];
-    b.hi[a] = spec.end[a];
-  }
-  return b;
+  return updated_region(spec);
 }
 
 void Propagation::reset() {

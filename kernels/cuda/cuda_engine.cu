@@ -50,7 +50,7 @@ class CudaEngine final : public Engine {
  public:
   // `compress`: the medium, the states and the scratch in compressible memory.
   CudaEngine(const StepSpec& spec, const Medium& m, double dt, const KernelVariant& variant,
-             const CudaEngineOptions& o, bool compress)
+             const CudaEngineOptions& o, bool compress, int compute_capability)
       : spec_(spec),
         physics_(m.physics),
         fields_(traits(m.physics).fields),
@@ -64,10 +64,7 @@ class CudaEngine final : public Engine {
         transfers_(o.device) {
     const cuda::DeviceGuard guard(device_);
     check_medium(m, spec, std::string("cuda engine (") + to_string(m.physics) + "): ");
-    int major = 0, minor = 0;
-    CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device_));
-    CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device_));
-    compute_capability_ = 10 * major + minor;
+    compute_capability_ = compute_capability;
     std::vector<float> coef[kMaxMediumArrays];
     medium_coefficients(m, spec, dt, coef);
     for (int k = 0; k < traits(physics_).medium_arrays; ++k) {
@@ -436,13 +433,13 @@ class CudaEngine final : public Engine {
     // The update of the cells of spec r's region: the variant's, or where it refuses a box (a
     // thin box of a split step or of a reconstruction), the naive variant's; nothing for none.
     const auto update = [&](const StepSpec& r, UpdateArgs args, const ExecContext& ctx) {
-      if (region_cells(r) == 0) return;
+      if (updated_region(r).cells() == 0) return;
       const KernelVariant& v = variant_for(r);
       for (int i = 0; i < kMaxScratchArrays; ++i) args.scratch[i] = scratch_[i].get();
       (forward ? v.forward : v.transposed)(r, args, ctx);
     };
     // A region: its cells only, without CPML (StepIo::region).
-    const StepSpec restricted = io.region ? box_spec(*io.region) : spec_;
+    const StepSpec restricted = io.region ? narrowed(spec_, *io.region) : spec_;
     cuda::CpmlBoundary* const cpml = io.region ? nullptr : cpml_.get();
     const auto* src = static_cast<const CudaSources*>(io.sources);
     const auto* rec = static_cast<const CudaReceivers*>(io.receivers);
@@ -470,10 +467,11 @@ class CudaEngine final : public Engine {
       const float* csrc[3] = {a.cur[t.cpml_source[0]], a.cur[t.cpml_source[1]],
                               a.cur[t.cpml_source[2]]};
       if (split) {
-        update(box_spec(split->inner), a, c);
+        update(narrowed(spec_, split->inner), a, c);
         (*split->exchange)();
         if (cpml) cpml->launch_psi(st.cpml(), csrc, s);
-        for (const Box& b : shell_boxes(updated(), split->inner)) update(box_spec(b), a, c);
+        for (const Box& b : shell_boxes(updated_region(spec_), split->inner))
+          update(narrowed(spec_, b), a, c);
       } else {
         if (cpml) cpml->launch_psi(st.cpml(), csrc, s);
         update(restricted, a, c);
@@ -512,12 +510,6 @@ class CudaEngine final : public Engine {
       cuda::launch_advance_step(step_.get(), count, s);
   }
 
-  static int64_t region_cells(const StepSpec& r) {
-    int64_t n = 1;
-    for (int a = 0; a < 3; ++a) n *= std::max(r.end[a] - r.begin[a], 0);
-    return n;
-  }
-
   // The variant that updates the region of r: the engine's, unless r narrows the region to a
   // box it refuses (or to no cells); then the naive variant of the physics and order, which
   // takes any box.
@@ -525,7 +517,7 @@ class CudaEngine final : public Engine {
     bool whole = true;
     for (int a = 0; a < 3; ++a)
       whole = whole && r.begin[a] == spec_.begin[a] && r.end[a] == spec_.end[a];
-    if (whole || !variant_.can_implement || region_cells(r) == 0 ||
+    if (whole || !variant_.can_implement || updated_region(r).cells() == 0 ||
         variant_.can_implement(r, compute_capability_).empty())
       return variant_;
     if (!fallback_) {
@@ -536,25 +528,6 @@ class CudaEngine final : public Engine {
       ensure_scratch(std::max(fallback_->scratch_arrays, fallback_->transposed_scratch_arrays));
     }
     return *fallback_;
-  }
-
-  Box updated() const {  // the updated region
-    Box b;
-    for (int a = 0; a < 3; ++a) {
-      b.lo[a] = spec_.begin[a];
-      b.hi[a] = spec_.end[a];
-    }
-    return b;
-  }
-
-  // The engine's spec with the updated region narrowed to b.
-  StepSpec box_spec(const Box& b) const {
-    StepSpec r = spec_;
-    for (int a = 0; a < 3; ++a) {
-      r.begin[a] = b.lo[a];
-      r.end[a] = b.hi[a];
-    }
-    return r;
   }
 
   void drop_graphs() {
@@ -579,9 +552,9 @@ class CudaEngine final : public Engine {
   DeviceBuffer<float> medium_[kMaxMediumArrays];
   DeviceBuffer<float> scratch_[kMaxScratchArrays];
   std::unique_ptr<cuda::CpmlBoundary> cpml_;
-  DeviceBuffer<int> step_;  // the device's step counter
-  int device_step_ = 0;     // its value once the queued work has run
-  int compute_capability_ = 0;
+  DeviceBuffer<int> step_;                   // the device's step counter
+  int device_step_ = 0;                      // its value once the queued work has run
+  int compute_capability_ = 0;               // of the device (variant_for asks variants with it)
   const KernelVariant* fallback_ = nullptr;  // variant_for()'s naive variant, found at first use
   std::map<GraphKey, cudaGraphExec_t> graphs_;
   std::unique_ptr<cuda::DiagQueue> queue_;  // the queued diagnostics
@@ -596,7 +569,8 @@ std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& med
                        cuda_state_bytes(medium.physics, spec) + o.extra_bytes;
   const cuda::EngineSetup s =
       cuda::prepare_engine(spec, bytes, o.variant, medium.physics, o.device, o.compressible);
-  auto e = std::make_unique<CudaEngine>(spec, medium, dt, *s.choice.variant, o, s.compress);
+  auto e = std::make_unique<CudaEngine>(spec, medium, dt, *s.choice.variant, o, s.compress,
+                                        s.device.compute_capability);
   e->set_details(cuda::engine_details(s, e->compressed()));
   return e;
 }

@@ -45,10 +45,11 @@ struct FieldPtrs {
   float* f[kMaxFields];
 };
 
-// packed[f][cell of the box] <-> field f at the box (origin o, extents n) of layout l; one thread
-// per cell of the box, every field.
-__global__ void pack_kernel(float* __restrict__ packed, FieldPtrs src, int fields, Layout l, int3 o,
-                            int3 n) {
+// kPack: packed[f][cell of the box] = field f at the box (origin o, extents n) of layout l; else
+// the other way. One thread per cell of the box, every field.
+template <bool kPack>
+__global__ void face_kernel(float* __restrict__ packed, FieldPtrs field, int fields, Layout l,
+                            int3 o, int3 n) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long plane = static_cast<long long>(n.x) * n.y, cells = plane * n.z;
   if (i >= cells) return;
@@ -56,19 +57,11 @@ __global__ void pack_kernel(float* __restrict__ packed, FieldPtrs src, int field
   const int y = static_cast<int>((i % plane) / n.x);
   const int x = static_cast<int>(i % n.x);
   const long long at = l.idx(o.z + z, o.y + y, o.x + x);
-  for (int f = 0; f < fields; ++f) packed[f * cells + i] = src.f[f][at];
-}
-
-__global__ void unpack_kernel(FieldPtrs dst, int fields, Layout l, int3 o, int3 n,
-                              const float* __restrict__ packed) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long plane = static_cast<long long>(n.x) * n.y, cells = plane * n.z;
-  if (i >= cells) return;
-  const int z = static_cast<int>(i / plane);
-  const int y = static_cast<int>((i % plane) / n.x);
-  const int x = static_cast<int>(i % n.x);
-  const long long at = l.idx(o.z + z, o.y + y, o.x + x);
-  for (int f = 0; f < fields; ++f) dst.f[f][at] = packed[f * cells + i];
+  for (int f = 0; f < fields; ++f)
+    if (kPack)
+      packed[f * cells + i] = field.f[f][at];
+    else
+      field.f[f][at] = packed[f * cells + i];
 }
 
 // What a rank tells the neighbour across one face, once: its packed buffers for that face and
@@ -106,11 +99,11 @@ class PeerExchange final : public HaloExchange {
   bool overlaps() const override { return true; }
 
   Box interior(const StepSpec& spec) const override {
-    Box b;
+    Box b = updated_region(spec);
     for (int a = 0; a < 3; ++a) {
-      b.lo[a] = spec.begin[a] + (link_.neighbour[2 * a] >= 0 ? link_.halo : 0);
-      b.hi[a] = spec.end[a] - (link_.neighbour[2 * a + 1] >= 0 ? link_.halo : 0);
-      if (b.hi[a] < b.lo[a]) b.hi[a] = b.lo[a];
+      if (link_.neighbour[2 * a] >= 0) b.lo[a] += link_.halo;
+      if (link_.neighbour[2 * a + 1] >= 0) b.hi[a] -= link_.halo;
+      b.hi[a] = std::max(b.hi[a], b.lo[a]);
     }
     return b;
   }
@@ -204,12 +197,12 @@ class PeerExchange final : public HaloExchange {
       face(a, side, pack, o, n);
       const long long cells = face_cells(a);
       const unsigned blocks = static_cast<unsigned>((cells + 255) / 256);
+      const Layout& l = engine_.spec().layout;
       if (pack)
-        pack_kernel<<<blocks, 256, 0, stream()>>>(own_[slot][parity_], f, fields_,
-                                                  engine_.spec().layout, o, n);
+        face_kernel<true><<<blocks, 256, 0, stream()>>>(own_[slot][parity_], f, fields_, l, o, n);
       else
-        unpack_kernel<<<blocks, 256, 0, stream()>>>(f, fields_, engine_.spec().layout, o, n,
-                                                    remote_[slot][parity_]);
+        face_kernel<false>
+            <<<blocks, 256, 0, stream()>>>(remote_[slot][parity_], f, fields_, l, o, n);
       CUDA_CHECK_LAUNCH();
     }
   }

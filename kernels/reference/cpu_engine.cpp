@@ -359,12 +359,7 @@ void CpuEngine<T>::advance(WaveState& state, int n_begin, int n_end, const StepI
 template <class T>
 void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
   // A region: the update of its cells only, without CPML (StepIo::region).
-  StepSpec restricted = spec_;
-  if (region)
-    for (int a = 0; a < 3; ++a) {
-      restricted.begin[a] = region->lo[a];
-      restricted.end[a] = region->hi[a];
-    }
+  const StepSpec restricted = region ? narrowed(spec_, *region) : spec_;
   const StepSpec& sp = restricted;
   CpmlLayers<T>* const cpml = region ? nullptr : cpml_.get();
   const PhysicsTraits& t = traits(physics_);
