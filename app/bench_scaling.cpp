@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/bench.hpp"
+#include "app/commands.hpp"
 #include "solver/config.hpp"
 #include "solver/parallel.hpp"
 #include "solver/plan.hpp"
@@ -85,9 +86,7 @@ int cmd_bench_scaling(const BenchArgs& a) {
             const RunConfig c = parse_config(
                 point_config(physics, order, nz, ny, nx, a.sponge, a.steps, dir), "scaling point");
             RunOptions opt;
-            opt.backend = a.backend == "cpu"    ? Backend::kCpu
-                          : a.backend == "cuda" ? Backend::kCuda
-                                                : Backend::kAuto;
+            opt.backend = parse_backend(a.backend);
             opt.overwrite = true;
             opt.quiet = true;
             execute_run_ranks(c, opt, group);

@@ -26,6 +26,13 @@
 #include "solver/time_loop.hpp"
 
 namespace seisfd::app {
+
+Backend parse_backend(const std::string& s) {
+  if (s == "cpu") return Backend::kCpu;
+  if (s == "cuda") return Backend::kCuda;
+  return Backend::kAuto;
+}
+
 namespace {
 
 std::atomic<bool> g_stop{false};
@@ -72,12 +79,6 @@ std::optional<RunConfig> g_config;
 
 RunConfig& load(const RunArgs& a) {
   return g_config.emplace(load_config(a.config, a.overrides));
-}
-
-Backend parse_backend(const std::string& s) {
-  if (s == "cpu") return Backend::kCpu;
-  if (s == "cuda") return Backend::kCuda;
-  return Backend::kAuto;
 }
 
 // One line per error on stderr, and an exit code per kind of failure (README's table).

@@ -17,6 +17,9 @@ struct RunArgs {
   bool resume = false;
 };
 
+// --backend's value: cpu, cuda, or auto (anything else; CLI11 checks the spelling).
+Backend parse_backend(const std::string& s);
+
 int cmd_run(const RunArgs& a);
 int cmd_born(const RunArgs& a);
 int cmd_migrate(const RunArgs& a);
