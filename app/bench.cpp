@@ -315,12 +315,16 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
                 "(one grid of size x size x 2 size); --steps steps each; a CSV of Gcells/s, "
                 "exchange and decomposition per run")
       ->check(CLI::IsMember({"weak", "strong"}));
+  b->add_flag("--peer", a.peer,
+              "Instead of kernels: the copy bandwidth of each visible GPU and between each pair "
+              "(one way and both ways at once, and whether they reach each other directly)");
   b->add_flag("--no-files", a.no_files, "Print the table only");
   return b;
 }
 
 int cmd_bench(const BenchArgs& a) {
   if (!a.scaling.empty()) return cmd_bench_scaling(a);
+  if (a.peer) return cmd_bench_peer(a);
   if (const int ranks = parallel::Comm::world().size(); ranks > 1) {
     if (parallel::Comm::world().root())
       std::fprintf(stderr,

@@ -25,6 +25,7 @@ struct BenchArgs {
   bool imaging = false;          // also time the migration's adjoint step with its imaging
   std::string backend = "auto";  // cuda, cpu, or auto (cuda where a device is found)
   std::string scaling;           // weak or strong: whole decomposed runs instead of kernels
+  bool peer = false;             // copy bandwidth of each GPU and between each pair instead
 };
 
 // Results files are named <stamp>_<slug of the device>_<what>.<ext> (bench/results).
@@ -34,6 +35,9 @@ std::string now_stamp();
 // `mpirun -np N seisfd bench --scaling weak|strong`: whole runs on 1, 2, 4, ... N ranks
 // (app/bench_scaling.cpp).
 int cmd_bench_scaling(const BenchArgs& a);
+
+// `seisfd bench --peer`: each GPU's copy bandwidth and each pair's (app/bench_peer.cpp).
+int cmd_bench_peer(const BenchArgs& a);
 
 // Adds the subcommand and its options to `app`; returns it.
 CLI::App* add_bench_command(CLI::App& app, BenchArgs& a);

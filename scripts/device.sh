@@ -34,12 +34,18 @@
 #              RANKS_PHYSICS (acoustic) on one rank and on 2 ranks sharing the GPU (decomposition
 #              RANKS_DECOMP, default [1,1,2]) with the exchange overlapped and not (and BASELINE's
 #              binary), twice; RANKS_MPS=1: again under the MPS daemon; RANKS_TESTS: the ctest
-#              filter; RANKS_SANITIZE=1: memcheck of 4 ranks with the peer exchange
+#              filter; RANKS_SANITIZE=1: memcheck of 4 ranks with the peer exchange; RANKS_RUNS=0:
+#              no whole runs
 #   scaling    weak (512^3 a GPU) and strong (1024 x 512 x 512 acoustic, 768^3 TTI) whole runs of
 #              SCALING_STEPS (200) steps, order 8, on 1, 2, 4, 8 of the machine's GPUs (one rank
 #              each, exchange auto), acoustic and TTI: $OUT/results/scaling.csv; SCALING_PHYSICS,
 #              SCALING_KINDS pick; SCALING_OVERLAP="true false" runs several ranks both ways;
-#              SCALING_REPEATS (1) runs each point that often; SCALING_BIND: mpirun --bind-to
+#              SCALING_REPEATS (1) runs each point that often; SCALING_BIND: mpirun --bind-to;
+#              SCALING_EXCHANGE ("auto"): the parallel.exchange values to run on several ranks;
+#              first `nvidia-smi topo -m` and `seisfd bench --peer` (each pair's bandwidth)
+#   shots      shot-parallel modelling and migration of configs/rtm_salt.toml (SHOTS_EQ, acoustic):
+#              1 shot on 1 GPU, then as many shots as GPUs, one shot group a GPU; wall seconds
+#              and the per-GPU efficiency into $OUT/results/shots.csv
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
@@ -87,13 +93,22 @@ build() {
 
 step_gpu_tests() {
   build
-  log "ctest -L gpu (SEISFD_REQUIRE_GPU=1)"
-  SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu -j ${GPU_CTEST_J:-4} --timeout 300 \
-    --output-on-failure > "$OUT/ctest_gpu.log" 2>&1
-  echo "ctest gpu rc=$?" | tee -a "$S"
-  grep -E "tests passed|tests failed|Total Test time" "$OUT/ctest_gpu.log" | tee -a "$S"
-  grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout|\(Failed\)" "$OUT/ctest_gpu.log" | head -20 |
-    tee -a "$S"
+  local ngpu
+  ngpu=$(nvidia-smi -L | wc -l)
+  log "ctest -L gpu (SEISFD_REQUIRE_GPU=1), in $ngpu shard(s), one a GPU"
+  # On a machine of several GPUs the tests are dealt out round robin (ctest -I start,,stride),
+  # each shard on a GPU of its own (CUDA_VISIBLE_DEVICES).
+  for i in $(seq 0 $((ngpu - 1))); do
+    CUDA_VISIBLE_DEVICES=$i SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu \
+      -I $((i + 1)),,$ngpu -j ${GPU_CTEST_J:-4} --timeout 300 --output-on-failure \
+      > "$OUT/ctest_gpu_$i.log" 2>&1 &
+  done
+  wait
+  for i in $(seq 0 $((ngpu - 1))); do
+    echo "ctest gpu shard $i: $(grep -E "tests passed|tests failed" "$OUT/ctest_gpu_$i.log") $(grep -E "Total Test time" "$OUT/ctest_gpu_$i.log")" | tee -a "$S"
+    grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout|\(Failed\)" "$OUT/ctest_gpu_$i.log" | head -20 |
+      tee -a "$S"
+  done
 }
 
 step_cpu_tests() {
@@ -354,6 +369,7 @@ step_ranks() {
     --output-on-failure > "$OUT/ctest_ranks.log" 2>&1
   echo "ctest ranks rc=$?" | tee -a "$S"
   grep -E "tests passed|tests failed|Total Test time|\(Failed\)|Skipped|Timeout" "$OUT/ctest_ranks.log" | tee -a "$S"
+  [ "${RANKS_RUNS:-1}" = 0 ] && mps_skip=1 || mps_skip=0
   log "ranks: whole runs, one rank against 2 ranks sharing the GPU (overlap on, off; BASELINE)"
   local cfg=configs/bench_512_o8.toml dt dur
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -361,6 +377,7 @@ step_ranks() {
              --set model.theta=30.0 --set model.phi=20.0)
   local mps_modes="off"
   [ -n "${RANKS_MPS:-}" ] && mps_modes="off on"
+  [ $mps_skip = 1 ] && mps_modes=""
   for mps in $mps_modes; do
   if [ $mps = on ]; then  # the ranks' kernels run side by side instead of in time slices
     if ! command -v nvidia-cuda-mps-control > /dev/null; then echo "no MPS here" | tee -a "$S"; break; fi
@@ -413,18 +430,20 @@ step_scaling() {
   local ngpu cfg=configs/bench_512_o8.toml csv="$OUT/results/scaling.csv"
   ngpu=$(nvidia-smi -L | wc -l)
   log "scaling on $ngpu GPU(s)"
-  nvidia-smi topo -m 2>&1 | tee -a "$S"
+  nvidia-smi topo -m 2>&1 | tee -a "$S" "$OUT/results/topo.txt"
+  [ "$ngpu" -gt 1 ] && $B/app/seisfd bench --peer --out "$OUT/results" 2>&1 | tee -a "$S"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  echo "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,decomposition,overlap" > "$csv"
+  echo "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,decomposition,overlap,requested" > "$csv"
   local tti=(--set physics.equation=\"tti\" --set model.epsilon=0.2 --set model.delta=0.1
              --set model.theta=30.0 --set model.phi=20.0)
   for eq in ${SCALING_PHYSICS:-acoustic tti}; do
     for kind in ${SCALING_KINDS:-weak strong}; do
       for n in 1 2 4 8; do
         [ $n -le "$ngpu" ] || break
-        local overlaps=true
-        [ $n -gt 1 ] && overlaps=${SCALING_OVERLAP:-true}
+        local overlaps=true exchanges=auto
+        [ $n -gt 1 ] && overlaps=${SCALING_OVERLAP:-true} && exchanges=${SCALING_EXCHANGE:-auto}
         for ov in $overlaps; do
+        for ex in $exchanges; do
         for rep in $(seq 1 ${SCALING_REPEATS:-1}); do
         local nz=512 ny=512 nx=512
         if [ $kind = weak ]; then nx=$((512 * n)); fi
@@ -442,21 +461,52 @@ step_scaling() {
         [ $n -gt 1 ] && launch=(mpirun --oversubscribe --bind-to ${SCALING_BIND:-core} -np $n)
         timeout 300 "${launch[@]}" $B/app/seisfd run $cfg --backend cuda --quiet --overwrite \
           "${extra[@]}" --set time.duration=$dur --set output.directory=\"$d\" \
-          --set parallel.overlap=$ov > /tmp/scaling.log 2>&1 || tail -3 /tmp/scaling.log | tee -a "$S"
-        python3 - "$eq" "$kind" "$n" "$nz" "$ny" "$nx" "$d/report.json" "$ov" <<'PY' | tee -a "$csv" "$S"
+          --set parallel.overlap=$ov --set parallel.exchange=\"$ex\" > /tmp/scaling.log 2>&1 ||
+          tail -3 /tmp/scaling.log | tee -a "$S"
+        python3 - "$eq" "$kind" "$n" "$nz" "$ny" "$nx" "$d/report.json" "$ov" "$ex" <<'PY' | tee -a "$csv" "$S"
 import json, sys
-eq, kind, n, nz, ny, nx, path, ov = sys.argv[1:]
+eq, kind, n, nz, ny, nx, path, ov, ex = sys.argv[1:]
 try:
     r = json.load(open(path)); p = r["performance"]; par = r.get("parallel", {})
     print(f"{eq},{kind},{n},{nz},{ny},{nx},{p['steps']},{p['seconds']:.4f},{p['gcells_per_s']:.2f},"
           f"{par.get('exchange', 'none')},{par.get('exchange_seconds_rank0', 0):.4f},"
-          f"{'x'.join(map(str, par.get('decomposition', [1, 1, 1])))},{ov}")
+          f"{'x'.join(map(str, par.get('decomposition', [1, 1, 1])))},{ov},{ex}")
 except Exception as e:
-    print(f"{eq},{kind},{n},{nz},{ny},{nx},0,0,0,failed: {e},0,,{ov}")
+    print(f"{eq},{kind},{n},{nz},{ny},{nx},0,0,0,failed: {e},0,,{ov},{ex}")
 PY
         done
         done
+        done
       done
+    done
+  done
+}
+
+step_shots() {  # shot-parallel: N shots on N GPUs (one shot group each) against 1 shot on 1 GPU
+  build
+  local ngpu bin=$B/app/seisfd csv="$OUT/results/shots.csv"
+  ngpu=$(nvidia-smi -L | wc -l)
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  log "shots: configs/rtm_salt.toml (${SHOTS_EQ:-acoustic}), 1 shot on 1 GPU against $ngpu shots on $ngpu GPUs"
+  echo "physics,command,gpus,shots,wall_s,per_gpu_efficiency" > "$csv"
+  local eq=${SHOTS_EQ:-acoustic} t1run=0 t1mig=0
+  for n in 1 $ngpu; do
+    local launch=() counts="[1,1]"
+    [ $n -gt 1 ] && launch=(mpirun --oversubscribe --bind-to none -np $n)
+    [ $n = 2 ] && counts="[2,1]"; [ $n = 4 ] && counts="[2,2]"; [ $n = 8 ] && counts="[4,2]"
+    local common=(--backend cuda --quiet --overwrite --set physics.equation=\"$eq\"
+                  --set "shots.count=$counts" --set "parallel.shot_groups=$n")
+    for cmd in run migrate; do
+      local data=() t0 t
+      [ $cmd = migrate ] && data=(--set migration.data=\"/tmp/shots_data_$n/gathers.h5\")
+      t0=$(date +%s.%N)
+      timeout 300 "${launch[@]}" $bin $cmd configs/rtm_salt.toml "${common[@]}" "${data[@]}" \
+        --set output.directory=\"/tmp/shots_${cmd}_$n\" > /tmp/shots.log 2>&1 || tail -3 /tmp/shots.log | tee -a "$S"
+      t=$(python3 -c "import time; print(round(time.time() - $t0, 2))")
+      [ $cmd = run ] && rm -rf /tmp/shots_data_$n && cp -r /tmp/shots_run_$n /tmp/shots_data_$n
+      if [ $n = 1 ]; then [ $cmd = run ] && t1run=$t || t1mig=$t; fi
+      local t1=$t1run; [ $cmd = migrate ] && t1=$t1mig
+      echo "$eq,$cmd,$n,$n,$t,$(python3 -c "print(round($t1 / $t, 3))")" | tee -a "$csv" "$S"
     done
   done
 }
@@ -486,7 +536,7 @@ step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds wha
   done
 }
 
-[ $# -gt 0 ] || { sed -n '2,31p' "$0"; exit 2; }
+[ $# -gt 0 ] || { awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 2; }
 for s in "$@"; do
   case "$s" in
     build) build ;;
@@ -504,6 +554,7 @@ for s in "$@"; do
     cpu-bench) step_cpu_bench ;;
     ranks) step_ranks ;;
     scaling) step_scaling ;;
+    shots) step_shots ;;
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done

@@ -105,6 +105,41 @@ TEST(BenchCli, NoDeviceErrorOrTinyRun) {
   }
 }
 
+// `bench --peer`: without a device one line naming what is missing; with devices each one's copy
+// bandwidth (a GPU moves well over 100 GB/s within itself) and, with several, every pair once,
+// in the table and in the CSV and JSON.
+TEST(BenchCli, PeerBandwidthOrNoDeviceError) {
+  const fs::path d = temp_dir("peer");
+  const Result r = run("bench --peer --repeats 5 --out '" + (d / "results").string() + "'", d);
+  if (!seisfd::test::have_gpu()) {
+    if (seisfd::test::gpu_required()) FAIL() << "SEISFD_REQUIRE_GPU=1 but no CUDA device";
+    EXPECT_EQ(r.code, 1);
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find("seisfd: error: bench --peer needs CUDA devices"), std::string::npos)
+        << r.err;
+    return;
+  }
+  ASSERT_EQ(r.code, 0) << r.err;
+  fs::path json;
+  for (const auto& f : fs::directory_iterator(d / "results"))
+    if (f.path().extension() == ".json") json = f.path();
+  ASSERT_FALSE(json.empty());
+  const auto j = nlohmann::json::parse(slurp(json));
+  const size_t n = j["devices"].size();
+  ASSERT_GE(n, 1u);
+  for (const auto& dev : j["devices"]) EXPECT_GT(dev["copy_gb_per_s"].get<double>(), 100.0);
+  if (n == 1) {
+    EXPECT_FALSE(j.contains("pairs"));
+    return;
+  }
+  ASSERT_EQ(j["pairs"].size(), n * (n - 1) / 2);
+  for (const auto& p : j["pairs"]) {
+    EXPECT_LT(p["a"].get<int>(), p["b"].get<int>());
+    EXPECT_GT(p["one_way_gb_per_s"].get<double>(), 0.0);
+    EXPECT_GT(p["both_ways_gb_per_s"].get<double>(), 0.0);
+  }
+}
+
 // VTI and TTI variants are verified against the CPU engine and measured against the streaming
 // ceiling of their own access pattern (36 and 44 B/cell), which a GPU run reports per row.
 TEST(BenchCli, GpuAnisotropicVariantsAgainstTheirOwnCeiling) {

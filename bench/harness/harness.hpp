@@ -78,6 +78,17 @@ Timing time_stream_ceiling(const StepSpec& spec, Physics physics, int steps, int
                            int warmup);
 // Device-to-device copy of `bytes`: bytes read + written per second, median of `repeats`, GB/s.
 double copy_bandwidth_gbps(size_t bytes, int repeats);
+// Copies of `bytes` between devices a and b (cudaMemcpyPeerAsync, medians of `repeats`): a to b
+// alone, and a to b beside b to a (the sum of both directions), in GB/s; peer_access says
+// whether the two address each other directly (NVLink or PCIe peer-to-peer) or the driver stages
+// the copies through the host.
+struct PeerBandwidth {
+  bool peer_access = false;
+  double one_way_gbps = 0, both_ways_gbps = 0;
+};
+PeerBandwidth peer_bandwidth(int a, int b, size_t bytes, int repeats);
+// copy_bandwidth_gbps on `device` (the current device is left as it was).
+double copy_bandwidth_on(int device, size_t bytes, int repeats);
 
 struct DeviceSummary {
   std::string name;

@@ -26,6 +26,12 @@ Timing time_stream_ceiling(const StepSpec&, Physics, int, int, int) {
 double copy_bandwidth_gbps(size_t, int) {
   no_cuda();
 }
+PeerBandwidth peer_bandwidth(int, int, size_t, int) {
+  no_cuda();
+}
+double copy_bandwidth_on(int, size_t, int) {
+  no_cuda();
+}
 DeviceSummary current_device() {
   no_cuda();
 }
