@@ -97,14 +97,19 @@ step_gpu_tests() {
   ngpu=$(nvidia-smi -L | wc -l)
   log "ctest -L gpu (SEISFD_REQUIRE_GPU=1), in $ngpu shard(s), one a GPU"
   # On a machine of several GPUs the tests are dealt out round robin (ctest -I start,,stride),
-  # each shard on a GPU of its own (CUDA_VISIBLE_DEVICES).
-  for i in $(seq 0 $((ngpu - 1))); do
+  # each shard on a GPU of its own (CUDA_VISIBLE_DEVICES); GPU_SHARDS (default all) names the
+  # shards to run. The test lists are discovered once first: shards discovering at once race
+  # on googletest's discovery files.
+  ctest --test-dir $B -N -L gpu > /dev/null 2>&1
+  local shards
+  shards=${GPU_SHARDS:-$(seq 0 $((ngpu - 1)))}
+  for i in $shards; do
     CUDA_VISIBLE_DEVICES=$i SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu \
       -I $((i + 1)),,$ngpu -j ${GPU_CTEST_J:-4} --timeout 300 --output-on-failure \
       > "$OUT/ctest_gpu_$i.log" 2>&1 &
   done
   wait
-  for i in $(seq 0 $((ngpu - 1))); do
+  for i in $shards; do
     echo "ctest gpu shard $i: $(grep -E "tests passed|tests failed" "$OUT/ctest_gpu_$i.log") $(grep -E "Total Test time" "$OUT/ctest_gpu_$i.log")" | tee -a "$S"
     grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout|\(Failed\)" "$OUT/ctest_gpu_$i.log" | head -20 |
       tee -a "$S"
@@ -365,7 +370,7 @@ step_ranks() {
   build
   log "ranks: ctest -R 'Ranks|SplitSteps' (SEISFD_REQUIRE_GPU=1)"
   SEISFD_REQUIRE_GPU=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-    timeout ${RANKS_CTEST_S:-240} ctest --test-dir $B -R "${RANKS_TESTS:-Ranks|SplitSteps}" -j 2 --timeout 200 \
+    timeout ${RANKS_CTEST_S:-240} ctest --test-dir $B -R "${RANKS_TESTS:-Ranks|SplitSteps}" -j ${RANKS_CTEST_J:-2} --timeout 200 \
     --output-on-failure > "$OUT/ctest_ranks.log" 2>&1
   echo "ctest ranks rc=$?" | tee -a "$S"
   grep -E "tests passed|tests failed|Total Test time|\(Failed\)|Skipped|Timeout" "$OUT/ctest_ranks.log" | tee -a "$S"
