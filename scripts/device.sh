@@ -46,6 +46,8 @@
 #   shots      shot-parallel modelling and migration of configs/rtm_salt.toml (SHOTS_EQ, acoustic):
 #              1 shot on 1 GPU, then as many shots as GPUs, one shot group a GPU; wall seconds
 #              and the per-GPU efficiency into $OUT/results/shots.csv
+#   decomp     one acoustic run (200 steps, peer) per item of DECOMP, "ranks:[pz,py,px]:NZxNYxNX"
+#              (default: 2 and 4 ranks cut along each axis)
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
@@ -516,6 +518,28 @@ step_shots() {  # shot-parallel: N shots on N GPUs (one shot group each) against
   done
 }
 
+step_decomp() {  # one acoustic whole run per decomposition of DECOMP (ranks, split, grid)
+  build
+  local cfg=configs/bench_512_o8.toml spec
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  log "decomp: 200 steps of $cfg per decomposition, exchange peer"
+  local specs=${DECOMP:-"2:[1,1,2]:512x512x1024 2:[2,1,1]:1024x512x512 4:[1,1,4]:512x512x2048 4:[4,1,1]:2048x512x512 4:[1,4,1]:512x2048x512 4:[2,2,1]:1024x1024x512"}
+  for spec in $specs; do
+    local n=${spec%%:*} rest=${spec#*:} dec grid nz ny nx dt dur
+    dec=${rest%%:*}; grid=${rest#*:}
+    IFS=x read -r nz ny nx <<< "$grid"
+    local ext=(--set grid.nx=$nx --set grid.ny=$ny --set grid.nz=$nz)
+    dt=$($B/app/seisfd check $cfg "${ext[@]}" 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
+    dur=$(python3 -c "print($dt * 200)")
+    timeout 60 mpirun --oversubscribe --bind-to none -np $n $B/app/seisfd run $cfg --backend cuda \
+      --quiet --overwrite "${ext[@]}" --set time.duration=$dur --set output.directory=\"/tmp/dc\" \
+      --set "parallel.decomposition=$dec" --set parallel.exchange=\"peer\" > /tmp/dc.log 2>&1 ||
+      tail -3 /tmp/dc.log | tee -a "$S"
+    python3 -c "import json; r=json.load(open('/tmp/dc/report.json')); print('$n $dec $grid', round(r['performance']['gcells_per_s'], 1), 'Gcells/s')" 2>&1 |
+      tee -a "$S"
+  done
+}
+
 step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds what dominates)
   build
   log "profile-salt: one shot of configs/rtm_salt.toml, run and migrate"
@@ -560,6 +584,7 @@ for s in "$@"; do
     ranks) step_ranks ;;
     scaling) step_scaling ;;
     shots) step_shots ;;
+    decomp) step_decomp ;;
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done

@@ -125,19 +125,30 @@ def cells(r):
     return int(r["nz"]) * int(r["ny"]) * int(r["nx"])
 
 
-def read_points(path, overlap=None):
+def read_points(path, overlap=None, exchange=None):
     """The measured points of a CSV (those that ran); with `overlap` ("true" or "false"), only
-    the rows measured that way where the CSV has an overlap column (one-GPU rows always)."""
+    the rows measured that way where the CSV has an overlap column (one-GPU rows always); with
+    `exchange` ("peer", "mpi", "host"), only the runs of several ranks whose exchange column
+    starts with it."""
     with open(path) as f:
         rows = [r for r in csv.DictReader(f) if float(r["gcells_per_s"]) > 0]
-    if overlap is None:
-        return rows
-    return [r for r in rows if int(r["ranks"]) == 1 or r.get("overlap", overlap) == overlap]
+    if overlap is not None:
+        rows = [r for r in rows if int(r["ranks"]) == 1 or r.get("overlap", overlap) == overlap]
+    if exchange is not None:
+        rows = [r for r in rows if int(r["ranks"]) == 1 or r["exchange"].startswith(exchange)]
+    return rows
 
 
 def calibrate(points, physics, base_machine):
     """The machine with x_face_fraction and sync_us fitted on the measured points of `physics`,
-    and the one-GPU rate of each grid (Gcells/s)."""
+    and the one-GPU rate of each grid (Gcells/s).
+
+    Runs with the exchange not overlapped (an overlap column of "false", or none: results from
+    before the overlap existed) give their exposed exchange time directly: x_face_fraction from
+    the x-only splits, sync_us from what is left after compute and exchange. An overlapped run's
+    exchange_seconds is the host's wait for its neighbours, which includes their compute, so it
+    says nothing about the link: with overlapped runs only, x faces move at the link's rate (they
+    are packed) and sync_us is the median of what the model without it leaves unexplained."""
     rows = [r for r in points if r["physics"] == physics]
     one = [r for r in rows if int(r["ranks"]) == 1]
     if not one:
@@ -146,16 +157,19 @@ def calibrate(points, physics, base_machine):
     # and the halo; the model counts the cells of the grid the user asks for).
     rate = sum(cells(r) * int(r["steps"]) / float(r["seconds"]) for r in one) / len(one) / 1e9
     m = Machine(**vars(base_machine))
-    fracs, syncs = [], []
-    for r in rows:
-        n = int(r["ranks"])
-        if n == 1 or not r["decomposition"]:
-            continue
+    fracs, syncs, residuals = [], [], []
+    several = [r for r in rows if int(r["ranks"]) > 1 and r["decomposition"]]
+    for r in several:
         dims = tuple(int(v) for v in r["decomposition"].split("x"))
         grid = (int(r["nz"]), int(r["ny"]), int(r["nx"]))
         steps = int(r["steps"])
-        exposed = float(r["exchange_seconds"]) / steps
         measured = float(r["seconds"]) / steps
+        if r.get("overlap", "false") == "true":
+            fit = Machine(**vars(m))
+            fit.x_face_fraction, fit.sync_us, fit.overlap = 1.0, 0.0, True
+            residuals.append(measured - step_time(grid, dims, rate, physics, 8, fit))
+            continue
+        exposed = float(r["exchange_seconds"]) / steps
         halo, fields = 4, HALO_FIELDS[physics]
         local = [max(splits(grid[a], dims[a])) for a in range(3)]
         compute = local[0] * local[1] * local[2] / (rate * 1e9)
@@ -169,6 +183,9 @@ def calibrate(points, physics, base_machine):
         m.x_face_fraction = sum(fracs) / len(fracs)
     if syncs:
         m.sync_us = 1e6 * sum(syncs) / len(syncs)
+    elif residuals:
+        m.x_face_fraction, m.overlap = 1.0, True
+        m.sync_us = 1e6 * max(0.0, sorted(residuals)[len(residuals) // 2])
     return m, rate
 
 
@@ -223,6 +240,9 @@ def main(argv=None):
     ap.add_argument("--measured-overlap", choices=["true", "false"],
                     help="calibrate only on the runs of several ranks measured with "
                          "parallel.overlap as given (a CSV of both)")
+    ap.add_argument("--exchange", choices=["peer", "mpi", "host"],
+                    help="calibrate only on the runs of several ranks that used this exchange "
+                         "(a CSV of several)")
     ap.add_argument("--physics", default="tti", choices=sorted(HALO_FIELDS))
     ap.add_argument("--order", type=int, default=8)
     ap.add_argument("--local", type=int, nargs=3, default=[512, 512, 512], metavar=("NZ", "NY", "NX"),
@@ -238,13 +258,16 @@ def main(argv=None):
     ap.add_argument("--packed", action="store_true",
                     help="predict with x faces at the link's rate (as packed faces move) instead "
                          "of the fraction fitted on the points")
+    ap.add_argument("--plot", metavar="PNG",
+                    help="draw the measured points and the model's weak efficiency and strong "
+                         "speed-up into this file (matplotlib)")
     a = ap.parse_args(argv)
-    points = read_points(a.csv, a.measured_overlap)
+    points = read_points(a.csv, a.measured_overlap, a.exchange)
     base = Machine(nvlink_gbs=a.nvlink_gbs, ib_gbs=a.ib_gbs, gpus_per_node=a.gpus_per_node)
     m, rate = calibrate(points, a.physics, base)
     if a.packed:
         m.x_face_fraction = 1.0
-    m.overlap = a.overlap
+    m.overlap = m.overlap or a.overlap
     print(f"seisfd scaling model, {a.physics} order {a.order}, calibrated on {a.csv}")
     print(f"  one-GPU rate {rate:.2f} Gcells/s; {m.describe()}")
     print("measured points (physical Gcells/s of the whole run):")
@@ -261,7 +284,51 @@ def main(argv=None):
             continue
         print(f"  {p:5d} GPUs  speed-up {s:8.2f}  efficiency {s / p:6.3f}  "
               f"decomposition {'x'.join(map(str, dims))}")
+    if a.plot:
+        plot(points, a, m, rate, counts)
+        print(f"wrote {a.plot}")
     return 0
+
+
+def plot(points, a, m, rate, counts):
+    """Measured weak efficiency and strong speed-up (physical cells, against the mean one-GPU
+    run of the same kind) beside the model's curves."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in points if r["physics"] == a.physics]
+
+    def measured(kind):
+        rs = [r for r in rows if r["kind"] == kind]
+        one = [cells(r) * int(r["steps"]) / float(r["seconds"]) for r in rs if int(r["ranks"]) == 1]
+        if not one:
+            return [], []
+        base = sum(one) / len(one)
+        xs = [int(r["ranks"]) for r in rs]
+        ys = [cells(r) * int(r["steps"]) / float(r["seconds"]) / base for r in rs]
+        return xs, ys
+
+    fig, (w, s) = plt.subplots(1, 2, figsize=(11, 4.2))
+    xs, ys = measured("weak")
+    w.plot(xs, [y / x for x, y in zip(xs, ys)], "o", label="measured")
+    model = weak(tuple(a.local), rate, a.physics, a.order, m, counts)
+    w.plot([p for p, _, _ in model], [e for _, e, _ in model], "-", label="model")
+    w.set(xscale="log", xlabel="GPUs", ylabel="weak efficiency", ylim=(0, 1.1),
+          title=f"{a.physics} weak, {'x'.join(map(str, a.local))} a GPU")
+    xs, ys = measured("strong")
+    s.plot(xs, ys, "o", label="measured")
+    model = [(p, v) for p, v, _ in strong(tuple(a.grid), rate, a.physics, a.order, m, counts)
+             if v is not None]
+    s.plot([p for p, _ in model], [v for _, v in model], "-", label="model")
+    s.plot(counts, counts, ":", color="gray", label="ideal")
+    s.set(xscale="log", yscale="log", xlabel="GPUs", ylabel="speed-up",
+          title=f"{a.physics} strong, {'x'.join(map(str, a.grid))}")
+    for ax in (w, s):
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend()
+    fig.suptitle(m.describe(), fontsize=7)
+    fig.tight_layout()
+    fig.savefig(a.plot, dpi=110)
 
 
 if __name__ == "__main__":

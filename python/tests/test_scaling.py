@@ -61,3 +61,33 @@ def test_points_measured_both_ways_are_picked_by_their_overlap(tmp_path):
     # A CSV without the column (older results) keeps every row either way.
     old = scaling.read_points(CSV, "true")
     assert len(old) == len(scaling.read_points(CSV))
+
+
+FOUR = Path(__file__).resolve().parents[2] / "bench" / "results" / \
+    "2026-11-27_4xh200-nvlink_scaling.csv"
+
+
+def test_overlapped_runs_calibrate_from_their_run_times_per_exchange_path():
+    # The four-H200 runs are overlapped: their exchange_seconds is the host's wait for the
+    # neighbours, so the fit takes packed faces at the link's rate and fits the synchronisation.
+    every = scaling.read_points(FOUR)
+    peer = scaling.read_points(FOUR, exchange="peer")
+    assert {r["exchange"] for r in peer if int(r["ranks"]) > 1} == {"peer (CUDA IPC)"}
+    assert len(peer) < len(every)
+    base = scaling.Machine(nvlink_gbs=391.0, gpus_per_node=4)
+    m, rate = scaling.calibrate(peer, "tti", base)
+    assert m.overlap and m.x_face_fraction == 1.0 and m.sync_us > 0
+    checked = scaling.check(peer, "tti", m, rate)
+    assert len(checked) == 6
+    for label, measured, predicted, err in checked:
+        assert abs(err) < 0.08, (label, measured, predicted)
+    # Calibrated on the host-staged runs instead, the synchronisation is far larger.
+    m_mpi, _ = scaling.calibrate(scaling.read_points(FOUR, exchange="mpi"), "tti", base)
+    assert m_mpi.sync_us > 3 * m.sync_us
+
+
+def test_cli_draws_the_measured_points_beside_the_model(tmp_path):
+    png = tmp_path / "tti.png"
+    assert scaling.main([str(FOUR), "--exchange", "peer", "--physics", "tti", "--gpus-per-node",
+                         "4", "--max-gpus", "64", "--plot", str(png)]) == 0
+    assert png.stat().st_size > 10000
