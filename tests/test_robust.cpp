@@ -22,6 +22,7 @@
 #include "solver/grid.hpp"
 #include "solver/report.hpp"
 #include "tests/cli_support.hpp"
+#include "tests/gpu_skip.hpp"
 
 namespace {
 
@@ -51,6 +52,8 @@ class ShellTest : public CliTest {
     return r;
   }
   static std::string bin() { return SEISFD_BINARY; }
+  void preempt_and_resume(const std::string& backend, const std::string& duration,
+                          const std::string& tti_duration, const std::string& snapshot_interval);
 
   // Expects exactly one line on stderr, an error naming every piece of must_have.
   static void expect_one_error_line(const Result& r, int rc,
@@ -354,28 +357,32 @@ void expect_same_h5(const fs::path& a, const fs::path& b) {
 }
 
 // Stopped by SIGTERM or SIGUSR1 (a checkpoint, exit 75) and resumed: gathers, snapshots and
-// XDMF as an uninterrupted run's; acoustic with sponge layers and with CPML, and TTI.
-TEST_F(ShellTest, PreemptedRunResumesBitForBit) {
-  std::string text = replace_line(kBaseConfig, "duration = 0.2", "duration = 0.6");
-  const std::string cpml = replace_line(replace_line(text, "type = \"sponge\"", "type = \"cpml\""),
-                                        "width = 8", "width = 8");
+// XDMF as an uninterrupted run's; acoustic with sponge layers and with CPML, and TTI, on the
+// backend given. `duration` (`tti_duration` for TTI) and `snapshot_interval` (model seconds) set
+// how long a run is: long enough that the signal, sent at the first progress line, lands before
+// the end.
+void ShellTest::preempt_and_resume(const std::string& backend, const std::string& duration,
+                                   const std::string& tti_duration,
+                                   const std::string& snapshot_interval) {
+  std::string text = replace_line(kBaseConfig, "duration = 0.2", "duration = " + duration);
+  text = replace_line(text, "interval = 0.04", "interval = " + snapshot_interval);
+  const std::string cpml = replace_line(text, "type = \"sponge\"", "type = \"cpml\"");
   std::string tti = replace_line(
       text, "vp = 2000.0", "vp = 2000.0\nepsilon = 0.2\ndelta = 0.1\ntheta = 30.0\nphi = 20.0");
   tti = replace_line(tti, "order = 4", "order = 4\nequation = \"tti\"");
-  tti = replace_line(tti, "duration = 0.6", "duration = 0.3");
+  tti = replace_line(tti, "duration = " + duration, "duration = " + tti_duration);
   for (const auto& [name, config, sig] :
        {std::tuple<std::string, std::string, int>{"sponge", text, SIGTERM},
         {"cpml", cpml, SIGUSR1},
         {"tti", tti, SIGTERM}}) {
-    SCOPED_TRACE(name);
+    SCOPED_TRACE(name + " on " + backend);
     const fs::path cfg = write_config(name + ".toml", config);
     const std::string whole = "whole_" + name, cut = "cut_" + name;
-    ASSERT_EQ(
-        run({"run", cfg.string(), "--backend", "cpu", "-q", "--set", "output.directory=" + whole})
-            .rc,
-        0);
+    const Result w = run({"run", cfg.string(), "--backend", backend, "-q", "--set",
+                          "output.directory=" + whole});
+    ASSERT_EQ(w.rc, 0) << describe(w);
     {
-      Process p({"run", cfg.string(), "--backend", "cpu", "--set", "output.directory=" + cut},
+      Process p({"run", cfg.string(), "--backend", backend, "--set", "output.directory=" + cut},
                 dir_);
       ASSERT_TRUE(wait_for_progress(p)) << p.err();
       ASSERT_EQ(kill(p.pid(), sig), 0);
@@ -387,7 +394,7 @@ TEST_F(ShellTest, PreemptedRunResumesBitForBit) {
     }
     EXPECT_TRUE(fs::exists(dir_ / cut / "checkpoint.h5"));
     EXPECT_FALSE(fs::exists(dir_ / cut / "gathers.h5"));
-    const Result r = run({"run", cfg.string(), "--backend", "cpu", "-q", "--resume", "--set",
+    const Result r = run({"run", cfg.string(), "--backend", backend, "-q", "--resume", "--set",
                           "output.directory=" + cut});
     ASSERT_EQ(r.rc, 0) << describe(r);
     expect_same_h5(dir_ / whole / "gathers.h5", dir_ / cut / "gathers.h5");
@@ -396,6 +403,15 @@ TEST_F(ShellTest, PreemptedRunResumesBitForBit) {
     EXPECT_EQ(list_dir(dir_ / cut), (std::vector<std::string>{"gathers.h5", "report.json",
                                                               "snapshots.h5", "snapshots.xmf"}));
   }
+}
+
+TEST_F(ShellTest, PreemptedRunResumesBitForBit) { preempt_and_resume("cpu", "0.6", "0.3", "0.04"); }
+
+// The same on the GPU: the state comes back from the device into the checkpoint and goes back
+// onto it on resume. A 24^3 run takes microseconds a step there, so the runs are 30 000 steps.
+TEST_F(ShellTest, PreemptedGpuRunResumesBitForBit) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  preempt_and_resume("cuda", "30.0", "30.0", "3.0");
 }
 
 // Periodic checkpoints survive a SIGKILL (what a batch system sends last): the run resumes
