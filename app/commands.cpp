@@ -223,7 +223,7 @@ int cmd_check(const RunArgs& a) {
     RunConfig& c = load(a);
     if (a.backend != "auto") c.kernel.backend = parse_backend(a.backend);
     resolve_backend(c, Backend::kAuto);  // refuses what `run` would refuse
-    const RunPlan p = make_plan(c);
+    const RunPlan p = make_plan(c, /*summary_only=*/true);
     std::cout << "# resolved config\n" << config_to_toml(c) << "\n# plan\n" << describe_plan(p);
     if (c.migration.present)
       std::cout << describe_migration(

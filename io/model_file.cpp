@@ -25,7 +25,7 @@ std::string shape_string(const hsize_t* dims, int rank) {
 }  // namespace
 
 std::vector<float> read_volume(const std::string& path, const std::string& dataset,
-                               const std::array<int, 3>& expected_zyx) {
+                               const std::array<int, 3>& expected_zyx, int z0, int z1) {
   h5::silence_errors();
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
@@ -62,9 +62,15 @@ std::vector<float> read_volume(const std::string& path, const std::string& datas
     if (H5_CHECK(H5Tget_class(type.get())) != H5T_FLOAT) {
       throw IoError(std::string(kKey) + where + " is not a floating-point array");
     }
-    std::vector<float> out(dims[0] * dims[1] * dims[2]);
+    if (z1 < 0) z1 = static_cast<int>(dims[0]);
+    const hsize_t start[3] = {hsize_t(z0), 0, 0}, count[3] = {hsize_t(z1 - z0), dims[1], dims[2]};
+    std::vector<float> out(count[0] * count[1] * count[2]);
+    if (out.empty()) return out;
+    H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr));
+    const h5::Dataspace mem{H5_CHECK(H5Screate_simple(3, count, nullptr))};
     // HDF5 converts float64 (or big-endian) data on disk to native float on the way in.
-    H5_CHECK(H5Dread(dset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data()));
+    H5_CHECK(H5Dread(dset.get(), H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT,
+                     out.data()));
     return out;
   } catch (const IoError& e) {
     const std::string what = e.what();

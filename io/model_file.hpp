@@ -8,8 +8,10 @@
 
 namespace seisfd::io {
 
+// The planes z0 <= z < z1 of a (z, y, x) float dataset of shape expected_zyx (z1 < 0: to the
+// last); the shape is checked whole.
 std::vector<float> read_volume(const std::string& path, const std::string& dataset,
-                               const std::array<int, 3>& expected_zyx);
+                               const std::array<int, 3>& expected_zyx, int z0 = 0, int z1 = -1);
 
 // The model a run used, for viewing and for reuse as model.path (docs/outputs.md §7): one float32
 // [nz][ny][nx] dataset per field at the root (attribute units), root attributes format =

@@ -45,6 +45,14 @@ AnisoSample salt_demo_anisotropy(double x, double y, double z, const Vec3& lo, c
 
 namespace {
 
+// The layer of a depth: the last interface at or above it (a depth on an interface is below it).
+size_t layer_of(const ModelConfig& mc, double depth) {
+  size_t layer = 0;
+  for (size_t k = 0; k < mc.interfaces.size(); ++k)
+    if (depth >= mc.interfaces[k] - 1e-9 * (1.0 + std::fabs(depth))) layer = k;
+  return layer;
+}
+
 std::string num(double v) {
   std::ostringstream os;
   os.precision(10);
@@ -85,29 +93,33 @@ std::vector<float> read_segy_model(const GridConfig& g, const std::string& path)
   return std::move(cube.data);
 }
 
-// A model volume: an HDF5 dataset, or a SEG-Y cube for a .sgy/.segy path (dataset unused).
+// The planes z0 <= z < z1 of a model volume: an HDF5 dataset (read plane range only), or a
+// SEG-Y cube for a .sgy/.segy path (read whole, then cut; dataset unused).
 std::vector<float> read_model_volume(const GridConfig& g, const std::string& path,
-                                     const std::string& dataset) {
-  if (io::is_segy_path(path)) return read_segy_model(g, path);
-  return io::read_volume(path, dataset, {g.nz, g.ny, g.nx});
+                                     const std::string& dataset, int z0, int z1) {
+  if (!io::is_segy_path(path)) return io::read_volume(path, dataset, {g.nz, g.ny, g.nx}, z0, z1);
+  std::vector<float> all = read_segy_model(g, path);
+  if (z0 == 0 && z1 == g.nz) return all;
+  const size_t plane = static_cast<size_t>(g.ny) * g.nx;
+  return std::vector<float>(all.begin() + z0 * plane, all.begin() + z1 * plane);
 }
 
 // One anisotropy parameter on the grid (values as given: angles still in degrees).
 std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const char* key,
-                               double AnisoSample::*member) {
+                               double AnisoSample::*member, int z0, int z1) {
   const GridConfig& g = c.grid;
   const ModelConfig& mc = c.model;
-  const size_t n = static_cast<size_t>(g.nz) * g.ny * g.nx;
+  const size_t n = static_cast<size_t>(z1 - z0) * g.ny * g.nx;
   const Vec3 lo = g.origin;
   const Vec3 hi{lo[0] + (g.nx - 1) * g.dx, lo[1] + (g.ny - 1) * g.dy, lo[2] + (g.nz - 1) * g.dz};
   std::vector<float> out(n, 0.0f);
   switch (a.kind) {
     case AnisoParam::Kind::kDefault:
       if (mc.type == ModelType::kSalt)
-        for (int z = 0; z < g.nz; ++z)
+        for (int z = z0; z < z1; ++z)
           for (int y = 0; y < g.ny; ++y)
             for (int x = 0; x < g.nx; ++x)
-              out[(static_cast<size_t>(z) * g.ny + y) * g.nx + x] =
+              out[(static_cast<size_t>(z - z0) * g.ny + y) * g.nx + x] =
                   static_cast<float>(salt_demo_anisotropy(lo[0] + x * g.dx, lo[1] + y * g.dy,
                                                           lo[2] + z * g.dz, lo, hi).*
                                      member);
@@ -116,19 +128,14 @@ std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const ch
       std::fill(out.begin(), out.end(), static_cast<float>(a.value));
       break;
     case AnisoParam::Kind::kLayers:
-      for (int z = 0; z < g.nz; ++z) {
-        const double depth = lo[2] + z * g.dz;
-        size_t layer = 0;
-        for (size_t k = 0; k < mc.interfaces.size(); ++k)
-          if (depth >= mc.interfaces[k] - 1e-9 * (1.0 + std::fabs(depth))) layer = k;
-        std::fill(out.begin() + static_cast<size_t>(z) * g.ny * g.nx,
-                  out.begin() + static_cast<size_t>(z + 1) * g.ny * g.nx,
-                  static_cast<float>(a.layers[layer]));
-      }
+      for (int z = z0; z < z1; ++z)
+        std::fill(out.begin() + static_cast<size_t>(z - z0) * g.ny * g.nx,
+                  out.begin() + static_cast<size_t>(z - z0 + 1) * g.ny * g.nx,
+                  static_cast<float>(a.layers[layer_of(mc, lo[2] + z * g.dz)]));
       break;
     case AnisoParam::Kind::kFile:
       try {
-        out = read_model_volume(g, a.path, a.dataset);
+        out = read_model_volume(g, a.path, a.dataset, z0, z1);
       } catch (const io::IoError& e) {
         std::string what = e.what();  // read_volume names model.path; the key here is another
         if (what.rfind("model.path: ", 0) == 0) what.erase(0, 12);
@@ -140,7 +147,8 @@ std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const ch
   for (size_t i = 0; i < n; ++i) {
     const float v = out[i];
     if (!std::isfinite(v) || (thomsen && !(v > -0.5f && v <= 1.0f))) {
-      const size_t x = i % g.nx, y = (i / g.nx) % g.ny, z = i / (static_cast<size_t>(g.nx) * g.ny);
+      const size_t x = i % g.nx, y = (i / g.nx) % g.ny,
+                   z = z0 + i / (static_cast<size_t>(g.nx) * g.ny);
       std::ostringstream os;
       os << "value " << v << " at cell (x=" << x << ", y=" << y << ", z=" << z << ") must be "
          << (thomsen ? "in (-0.5, 1]" : "finite");
@@ -152,10 +160,10 @@ std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const ch
   return out;
 }
 
-void build_anisotropy(const RunConfig& c, VelocityModel& m) {
+void build_anisotropy(const RunConfig& c, VelocityModel& m, int z0, int z1) {
   const ModelConfig& mc = c.model;
-  m.epsilon = aniso_field(c, mc.epsilon, "epsilon", &AnisoSample::epsilon);
-  m.delta = aniso_field(c, mc.delta, "delta", &AnisoSample::delta);
+  m.epsilon = aniso_field(c, mc.epsilon, "epsilon", &AnisoSample::epsilon, z0, z1);
+  m.delta = aniso_field(c, mc.delta, "delta", &AnisoSample::delta, z0, z1);
   for (size_t i = 0; i < m.epsilon.size(); ++i) {
     m.eps_max = std::max(m.eps_max, m.epsilon[i]);
     if (m.delta[i] > m.epsilon[i]) {
@@ -163,23 +171,27 @@ void build_anisotropy(const RunConfig& c, VelocityModel& m) {
       ++m.delta_clamped;
     }
   }
+  m.epsilon_range = ValueRange::of(m.epsilon);
+  m.delta_range = ValueRange::of(m.delta);
   if (c.physics.equation != Physics::kTti) return;
   const float rad = static_cast<float>(M_PI / 180.0);
-  m.theta = aniso_field(c, mc.theta, "theta", &AnisoSample::theta);
-  m.phi = aniso_field(c, mc.phi, "phi", &AnisoSample::phi);
+  m.theta = aniso_field(c, mc.theta, "theta", &AnisoSample::theta, z0, z1);
+  m.phi = aniso_field(c, mc.phi, "phi", &AnisoSample::phi, z0, z1);
   for (auto& v : m.theta) v *= rad;
   for (auto& v : m.phi) v *= rad;
+  m.theta_range = ValueRange::of(m.theta);
+  m.phi_range = ValueRange::of(m.phi);
 }
 
-}  // namespace
-
-VelocityModel build_model(const RunConfig& c) {
+// The planes z0 <= z < z1 of the model (arrays of (z1 - z0) x ny x nx cells) with their value
+// ranges; errors name cells by their index in the whole grid.
+VelocityModel build_planes(const RunConfig& c, int z0, int z1) {
   const GridConfig& g = c.grid;
   VelocityModel m;
-  m.nz = g.nz;
+  m.nz = z1 - z0;
   m.ny = g.ny;
   m.nx = g.nx;
-  const size_t n = static_cast<size_t>(g.nz) * g.ny * g.nx;
+  const size_t plane = static_cast<size_t>(g.ny) * g.nx, n = plane * (z1 - z0);
   const ModelConfig& mc = c.model;
   const Vec3 lo = g.origin;
   const Vec3 hi{lo[0] + (g.nx - 1) * g.dx, lo[1] + (g.ny - 1) * g.dy, lo[2] + (g.nz - 1) * g.dz};
@@ -189,27 +201,21 @@ VelocityModel build_model(const RunConfig& c) {
       break;
     case ModelType::kLayered:
       m.vp.resize(n);
-      for (int z = 0; z < g.nz; ++z) {
-        const double depth = lo[2] + z * g.dz;
-        size_t layer = 0;
-        for (size_t k = 0; k < mc.interfaces.size(); ++k)
-          if (depth >= mc.interfaces[k] - 1e-9 * (1.0 + std::fabs(depth))) layer = k;
-        const float v = static_cast<float>(mc.velocities[layer]);
-        std::fill(m.vp.begin() + static_cast<size_t>(z) * g.ny * g.nx,
-                  m.vp.begin() + static_cast<size_t>(z + 1) * g.ny * g.nx, v);
-      }
+      for (int z = z0; z < z1; ++z)
+        std::fill(m.vp.begin() + (z - z0) * plane, m.vp.begin() + (z - z0 + 1) * plane,
+                  static_cast<float>(mc.velocities[layer_of(mc, lo[2] + z * g.dz)]));
       break;
     case ModelType::kSalt:
       m.vp.resize(n);
-      for (int z = 0; z < g.nz; ++z)
+      for (int z = z0; z < z1; ++z)
         for (int y = 0; y < g.ny; ++y)
           for (int x = 0; x < g.nx; ++x)
-            m.vp[(static_cast<size_t>(z) * g.ny + y) * g.nx + x] =
+            m.vp[(z - z0) * plane + static_cast<size_t>(y) * g.nx + x] =
                 salt_demo_velocity(lo[0] + x * g.dx, lo[1] + y * g.dy, lo[2] + z * g.dz, lo, hi);
       break;
     case ModelType::kFile:
       try {
-        m.vp = read_model_volume(g, mc.path, mc.dataset);
+        m.vp = read_model_volume(g, mc.path, mc.dataset, z0, z1);
       } catch (const io::IoError& e) {
         // read_volume's messages already start with "model.path: "; name the key once.
         std::string what = e.what();
@@ -218,11 +224,10 @@ VelocityModel build_model(const RunConfig& c) {
       }
       break;
   }
-  m.vmin = m.vmax = m.vp.empty() ? 0.0f : m.vp[0];
   for (size_t i = 0; i < n; ++i) {
     const float v = m.vp[i];
     if (!(std::isfinite(v) && v > 0.0f)) {
-      const size_t x = i % g.nx, y = (i / g.nx) % g.ny, z = i / (static_cast<size_t>(g.nx) * g.ny);
+      const size_t x = i % g.nx, y = (i / g.nx) % g.ny, z = z0 + i / plane;
       std::ostringstream os;
       os << "velocity " << v << " m/s at cell (x=" << x << ", y=" << y << ", z=" << z
          << ") must be finite and > 0";
@@ -230,11 +235,48 @@ VelocityModel build_model(const RunConfig& c) {
         throw ConfigError::input_file("model.path", os.str(), c.source_path);
       throw ConfigError("model", os.str(), c.source_path);
     }
-    m.vmin = std::min(m.vmin, v);
-    m.vmax = std::max(m.vmax, v);
   }
-  if (c.physics.equation != Physics::kAcoustic) build_anisotropy(c, m);
+  const ValueRange v = ValueRange::of(m.vp);
+  m.vmin = v.lo;
+  m.vmax = v.hi;
+  if (c.physics.equation != Physics::kAcoustic) build_anisotropy(c, m, z0, z1);
   return m;
+}
+
+}  // namespace
+
+VelocityModel build_model(const RunConfig& c) { return build_planes(c, 0, c.grid.nz); }
+
+VelocityModel summarize_model(const RunConfig& c) {
+  const GridConfig& g = c.grid;
+  VelocityModel sum;
+  sum.nz = g.nz;
+  sum.ny = g.ny;
+  sum.nx = g.nx;
+  const size_t plane = static_cast<size_t>(g.ny) * g.nx;
+  // A SEG-Y cube is read whole whatever part is asked for: one slab then.
+  const auto segy = [](const AnisoParam& a) {
+    return a.kind == AnisoParam::Kind::kFile && io::is_segy_path(a.path);
+  };
+  const ModelConfig& mc = c.model;
+  const bool whole = (mc.type == ModelType::kFile && io::is_segy_path(mc.path)) ||
+                     (c.physics.equation != Physics::kAcoustic &&
+                      (segy(mc.epsilon) || segy(mc.delta) || segy(mc.theta) || segy(mc.phi)));
+  const int step =
+      whole ? g.nz : static_cast<int>(std::max<size_t>(1, kSummaryCells / plane));
+  for (int z0 = 0; z0 < g.nz; z0 += step) {
+    const VelocityModel m = build_planes(c, z0, std::min(g.nz, z0 + step));
+    const bool first = z0 == 0;
+    sum.vmin = first ? m.vmin : std::min(sum.vmin, m.vmin);
+    sum.vmax = first ? m.vmax : std::max(sum.vmax, m.vmax);
+    sum.eps_max = std::max(sum.eps_max, m.eps_max);
+    sum.delta_clamped += m.delta_clamped;
+    sum.epsilon_range = first ? m.epsilon_range : sum.epsilon_range.with(m.epsilon_range);
+    sum.delta_range = first ? m.delta_range : sum.delta_range.with(m.delta_range);
+    sum.theta_range = first ? m.theta_range : sum.theta_range.with(m.theta_range);
+    sum.phi_range = first ? m.phi_range : sum.phi_range.with(m.phi_range);
+  }
+  return sum;
 }
 
 std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m) {

@@ -2,6 +2,7 @@
 // absorbing layers and halo by copying the nearest physical value (edge extension keeps the
 // boundary transparent to the first order).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -9,6 +10,17 @@
 #include "solver/grid.hpp"
 
 namespace seisfd {
+
+// The smallest and largest of some values (both 0 when there are none).
+struct ValueRange {
+  float lo = 0, hi = 0;
+  static ValueRange of(const std::vector<float>& v) {
+    if (v.empty()) return {};
+    const auto [a, b] = std::minmax_element(v.begin(), v.end());
+    return {*a, *b};
+  }
+  ValueRange with(const ValueRange& o) const { return {std::min(lo, o.lo), std::max(hi, o.hi)}; }
+};
 
 struct VelocityModel {
   int nz = 0, ny = 0, nx = 0;
@@ -21,11 +33,19 @@ struct VelocityModel {
   // Cells where delta > epsilon, lowered to delta = epsilon: the pseudo-acoustic p/q system
   // grows exponentially there (kernels/medium.hpp). make_plan reports the count.
   int64_t delta_clamped = 0;
+  // The ranges of epsilon, delta (after the clamp), theta and phi (radians); 0 .. 0 where the
+  // physics has no such parameter.
+  ValueRange epsilon_range, delta_range, theta_range, phi_range;
 };
 
 // Throws ConfigError naming the model key for bad values (non-positive or non-finite cells
 // with their index, wrong file shape).
 VelocityModel build_model(const RunConfig& c);
+// What build_model's checks and statistics say (vmin, vmax, eps_max, delta_clamped, the
+// ranges) with no arrays: built and read kSummaryCells cells at a time, for `seisfd check`,
+// whose memory then does not grow with the model (a SEG-Y model is still read whole).
+constexpr size_t kSummaryCells = size_t(2) << 20;
+VelocityModel summarize_model(const RunConfig& c);
 
 // The salt demo: water layer, compacting sediments (velocity increasing with depth), and a
 // salt body (4500 m/s) rising as a dome from the bottom of the model. Depends only on the

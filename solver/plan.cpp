@@ -176,7 +176,7 @@ std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present, cons
   return out;
 }
 
-RunPlan make_plan(const RunConfig& c) {
+RunPlan make_plan(const RunConfig& c, bool summary_only) {
   const std::string& src = c.source_path;
   {
     // Before anything of the grid's size exists (the model is built next).
@@ -189,7 +189,8 @@ RunPlan make_plan(const RunConfig& c) {
     need.traces = nrec * sizeof(Vec3);
     require_host_memory(need, kMemoryHint);
   }
-  RunPlan p(c, SimGrid(c.grid, c.boundary, c.physics.order), build_model(c));
+  RunPlan p(c, SimGrid(c.grid, c.boundary, c.physics.order),
+            summary_only ? summarize_model(c) : build_model(c));
   const SimGrid& g = p.grid;
   const double h[3] = {c.grid.dz, c.grid.dy, c.grid.dx};
   check_variant(c);
@@ -467,16 +468,15 @@ std::string describe_plan(const RunPlan& p) {
   os << "model       " << to_string(c.model.type) << ", v " << p.model.vmin << " .. "
      << p.model.vmax << " m/s\n";
   os << "physics     " << to_string(c.physics.equation) << ", order " << c.physics.order << "\n";
-  if (!p.model.epsilon.empty()) {
-    const auto range = [](const std::vector<float>& v, double scale) {
-      const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-      return fmt(*lo * scale, 4) + " .. " + fmt(*hi * scale, 4);
+  if (c.physics.equation != Physics::kAcoustic) {
+    const auto range = [](const ValueRange& r, double scale) {
+      return fmt(r.lo * scale, 4) + " .. " + fmt(r.hi * scale, 4);
     };
-    os << "anisotropy  epsilon " << range(p.model.epsilon, 1) << ", delta "
-       << range(p.model.delta, 1);
-    if (!p.model.theta.empty())
-      os << ", theta " << range(p.model.theta, 180 / M_PI) << " deg, phi "
-         << range(p.model.phi, 180 / M_PI) << " deg";
+    os << "anisotropy  epsilon " << range(p.model.epsilon_range, 1) << ", delta "
+       << range(p.model.delta_range, 1);
+    if (c.physics.equation == Physics::kTti)
+      os << ", theta " << range(p.model.theta_range, 180 / M_PI) << " deg, phi "
+         << range(p.model.phi_range, 180 / M_PI) << " deg";
     os << "; source injected into p and q, receivers record p\n";
   }
   os << "time        dt " << fmt(p.dt, 6) << " s (stability limit " << fmt_down(p.dt_limit, 6)

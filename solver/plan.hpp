@@ -68,7 +68,10 @@ struct RunPlan {
   int nt_out() const { return (nt - 1) / out_every + 1; }
 };
 
-RunPlan make_plan(const RunConfig& c);
+// With `summary_only`, the plan's model has its statistics and no arrays (summarize_model):
+// what `seisfd check` needs, in memory that does not grow with the grid; layout_medium and the
+// runs need the arrays.
+RunPlan make_plan(const RunConfig& c, bool summary_only = false);
 // The plan's medium over its layout (physical values extended over layers and halo), as the
 // engines take it.
 Medium layout_medium(const RunPlan& p);

@@ -6,6 +6,7 @@
 // here waits for a fixed time: a signal is sent once the run has printed its first progress
 // line (the time loop is running).
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <hdf5.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -173,6 +174,27 @@ TEST_F(ShellTest, RunsThatCannotFitStopBeforeAllocating) {
     expect_one_error_line(r, 5, {"host memory", "address-space limit"});
     EXPECT_FALSE(fs::exists(dir_ / "limited"));
   }
+}
+
+// `check` reads the model a slab at a time: its memory does not grow with the model. A 256^3
+// TTI model is five arrays of 64 MiB (epsilon, delta, theta, phi besides vp): held whole, the
+// check would peak above 320 MiB.
+TEST_F(ShellTest, CheckDoesNotHoldTheModel) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer's shadow memory counts in the resident size";
+#endif
+  std::string text = replace_line(kBaseConfig, "type = \"constant\"", "type = \"salt\"");
+  text = replace_line(text, "vp = 2000.0", "");
+  text = replace_line(text, "dt = 0.001", "dt = 0.0005");
+  text = replace_line(text, "order = 4", "order = 4\nequation = \"tti\"");
+  const fs::path cfg = write_config("c.toml", text);
+  const Result r = run({"check", cfg.string(), "--backend", "cpu", "--set", "grid.nx=256", "--set",
+                        "grid.ny=256", "--set", "grid.nz=256"});
+  ASSERT_EQ(r.rc, 0) << describe(r);
+  EXPECT_TRUE(contains(r.out, "anisotropy  epsilon 0 .. 0.")) << r.out;
+  rusage children{};
+  ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &children), 0);
+  EXPECT_LT(children.ru_maxrss, 200 * 1024) << "peak resident KiB of the check";
 }
 
 // The outputs' size is estimated and checked against the free space before anything is
