@@ -52,6 +52,13 @@ Result run(const std::string& args, const fs::path& dir) {
   return r;
 }
 
+// The JSON file a run wrote into `dir`, parsed (null when there is none).
+nlohmann::json results_json(const fs::path& dir) {
+  for (const auto& f : fs::directory_iterator(dir))
+    if (f.path().extension() == ".json") return nlohmann::json::parse(slurp(f.path()));
+  return nullptr;
+}
+
 TEST(BenchCli, HelpListsTheOptions) {
   const fs::path d = temp_dir("help");
   const Result r = run("bench --help", d);
@@ -120,11 +127,8 @@ TEST(BenchCli, PeerBandwidthOrNoDeviceError) {
     return;
   }
   ASSERT_EQ(r.code, 0) << r.err;
-  fs::path json;
-  for (const auto& f : fs::directory_iterator(d / "results"))
-    if (f.path().extension() == ".json") json = f.path();
-  ASSERT_FALSE(json.empty());
-  const auto j = nlohmann::json::parse(slurp(json));
+  const auto j = results_json(d / "results");
+  ASSERT_FALSE(j.is_null()) << "no JSON in " << (d / "results");
   const size_t n = j["devices"].size();
   ASSERT_GE(n, 1u);
   for (const auto& dev : j["devices"]) EXPECT_GT(dev["copy_gb_per_s"].get<double>(), 100.0);
@@ -151,11 +155,8 @@ TEST(BenchCli, GpuAnisotropicVariantsAgainstTheirOwnCeiling) {
               (d / "results").string() + "'",
           d);
   ASSERT_EQ(r.code, 0) << r.err;
-  fs::path json;
-  for (const auto& f : fs::directory_iterator(d / "results"))
-    if (f.path().extension() == ".json") json = f.path();
-  ASSERT_FALSE(json.empty());
-  const auto j = nlohmann::json::parse(slurp(json));
+  const auto j = results_json(d / "results");
+  ASSERT_FALSE(j.is_null()) << "no JSON in " << (d / "results");
   ASSERT_EQ(j["results"].size(), 3u) << j.dump(1);
   std::map<std::string, double> ceiling, gbps_per_gcell;
   for (const auto& row : j["results"]) {
@@ -182,11 +183,8 @@ TEST(BenchCli, CpuVariantsAgainstTheCpuCeiling) {
           d);
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("Gcells/s"), std::string::npos) << r.out;
-  fs::path json;
-  for (const auto& f : fs::directory_iterator(d / "results"))
-    if (f.path().extension() == ".json") json = f.path();
-  ASSERT_FALSE(json.empty());
-  const auto j = nlohmann::json::parse(slurp(json));
+  const auto j = results_json(d / "results");
+  ASSERT_FALSE(j.is_null()) << "no JSON in " << (d / "results");
   std::map<std::string, int> rows;
   for (const auto& row : j["results"]) {
     ASSERT_EQ(row["status"], "ok") << row.dump();
