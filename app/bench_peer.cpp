@@ -15,7 +15,7 @@
 namespace seisfd::app {
 namespace {
 
-constexpr size_t kOwnBytes = size_t(1) << 30;   // each device's own copy
+constexpr size_t kOwnBytes = size_t(1) << 30;     // each device's own copy
 constexpr size_t kPeerBytes = size_t(256) << 20;  // between two devices
 
 struct PairRow {

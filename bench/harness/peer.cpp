@@ -8,31 +8,17 @@
 
 #include "bench/harness/harness.hpp"
 #include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda/device_guard.hpp"
 
 namespace seisfd::bench {
 namespace {
-
-// Makes `device` current for the guard's life.
-class OnDevice {
- public:
-  explicit OnDevice(int device) {
-    CUDA_CHECK(cudaGetDevice(&previous_));
-    CUDA_CHECK(cudaSetDevice(device));
-  }
-  ~OnDevice() { cudaSetDevice(previous_); }
-  OnDevice(const OnDevice&) = delete;
-  OnDevice& operator=(const OnDevice&) = delete;
-
- private:
-  int previous_ = 0;
-};
 
 // Lets `from` address `to`'s memory directly where the hardware allows; false where it does not.
 bool enable_peer(int from, int to) {
   int can = 0;
   CUDA_CHECK(cudaDeviceCanAccessPeer(&can, from, to));
   if (!can) return false;
-  OnDevice on(from);
+  const cuda::DeviceGuard on(from);
   const cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
   if (e == cudaErrorPeerAccessAlreadyEnabled) {
     cudaGetLastError();  // the call leaves this (harmless) error behind: clear it
@@ -69,13 +55,13 @@ PeerBandwidth peer_bandwidth(int a, int b, size_t bytes, int repeats) {
   r.peer_access = enable_peer(a, b) && enable_peer(b, a);
   cuda::DeviceBuffer<char> on_a, on_a2, on_b, on_b2;
   {
-    OnDevice on(a);
+    const cuda::DeviceGuard on(a);
     on_a = cuda::DeviceBuffer<char>(bytes);
     on_a2 = cuda::DeviceBuffer<char>(bytes);
     CUDA_CHECK(cudaMemset(on_a.get(), 1, bytes));
   }
   {
-    OnDevice on(b);
+    const cuda::DeviceGuard on(b);
     on_b = cuda::DeviceBuffer<char>(bytes);
     on_b2 = cuda::DeviceBuffer<char>(bytes);
     CUDA_CHECK(cudaMemset(on_b.get(), 2, bytes));
@@ -95,7 +81,7 @@ PeerBandwidth peer_bandwidth(int a, int b, size_t bytes, int repeats) {
 }
 
 double copy_bandwidth_on(int device, size_t bytes, int repeats) {
-  OnDevice on(device);
+  const cuda::DeviceGuard on(device);
   return copy_bandwidth_gbps(bytes, repeats);
 }
 
