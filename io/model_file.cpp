@@ -69,8 +69,8 @@ std::vector<float> read_volume(const std::string& path, const std::string& datas
     H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr));
     const h5::Dataspace mem{H5_CHECK(H5Screate_simple(3, count, nullptr))};
     // HDF5 converts float64 (or big-endian) data on disk to native float on the way in.
-    H5_CHECK(H5Dread(dset.get(), H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT,
-                     out.data()));
+    H5_CHECK(
+        H5Dread(dset.get(), H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, out.data()));
     return out;
   } catch (const IoError& e) {
     const std::string what = e.what();

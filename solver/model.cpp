@@ -224,8 +224,11 @@ VelocityModel build_planes(const RunConfig& c, int z0, int z1) {
       }
       break;
   }
+  ValueRange vr;
   for (size_t i = 0; i < n; ++i) {
     const float v = m.vp[i];
+    vr.lo = std::min(vr.lo, v);
+    vr.hi = std::max(vr.hi, v);
     if (!(std::isfinite(v) && v > 0.0f)) {
       const size_t x = i % g.nx, y = (i / g.nx) % g.ny, z = z0 + i / plane;
       std::ostringstream os;
@@ -236,16 +239,17 @@ VelocityModel build_planes(const RunConfig& c, int z0, int z1) {
       throw ConfigError("model", os.str(), c.source_path);
     }
   }
-  const ValueRange v = ValueRange::of(m.vp);
-  m.vmin = v.lo;
-  m.vmax = v.hi;
+  m.vmin = vr.lo;
+  m.vmax = vr.hi;
   if (c.physics.equation != Physics::kAcoustic) build_anisotropy(c, m, z0, z1);
   return m;
 }
 
 }  // namespace
 
-VelocityModel build_model(const RunConfig& c) { return build_planes(c, 0, c.grid.nz); }
+VelocityModel build_model(const RunConfig& c) {
+  return build_planes(c, 0, c.grid.nz);
+}
 
 VelocityModel summarize_model(const RunConfig& c) {
   const GridConfig& g = c.grid;
@@ -262,20 +266,20 @@ VelocityModel summarize_model(const RunConfig& c) {
   const bool whole = (mc.type == ModelType::kFile && io::is_segy_path(mc.path)) ||
                      (c.physics.equation != Physics::kAcoustic &&
                       (segy(mc.epsilon) || segy(mc.delta) || segy(mc.theta) || segy(mc.phi)));
-  const int step =
-      whole ? g.nz : static_cast<int>(std::max<size_t>(1, kSummaryCells / plane));
+  const int step = whole ? g.nz : static_cast<int>(std::max<size_t>(1, kSummaryCells / plane));
+  ValueRange v;
   for (int z0 = 0; z0 < g.nz; z0 += step) {
     const VelocityModel m = build_planes(c, z0, std::min(g.nz, z0 + step));
-    const bool first = z0 == 0;
-    sum.vmin = first ? m.vmin : std::min(sum.vmin, m.vmin);
-    sum.vmax = first ? m.vmax : std::max(sum.vmax, m.vmax);
+    v = v.with({m.vmin, m.vmax});
     sum.eps_max = std::max(sum.eps_max, m.eps_max);
     sum.delta_clamped += m.delta_clamped;
-    sum.epsilon_range = first ? m.epsilon_range : sum.epsilon_range.with(m.epsilon_range);
-    sum.delta_range = first ? m.delta_range : sum.delta_range.with(m.delta_range);
-    sum.theta_range = first ? m.theta_range : sum.theta_range.with(m.theta_range);
-    sum.phi_range = first ? m.phi_range : sum.phi_range.with(m.phi_range);
+    sum.epsilon_range = sum.epsilon_range.with(m.epsilon_range);
+    sum.delta_range = sum.delta_range.with(m.delta_range);
+    sum.theta_range = sum.theta_range.with(m.theta_range);
+    sum.phi_range = sum.phi_range.with(m.phi_range);
   }
+  sum.vmin = v.lo;
+  sum.vmax = v.hi;
   return sum;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <vector>
 
 #include "solver/config.hpp"
@@ -11,9 +12,9 @@
 
 namespace seisfd {
 
-// The smallest and largest of some values (both 0 when there are none).
+// The smallest and largest of some values; empty (lo > hi) when there are none.
 struct ValueRange {
-  float lo = 0, hi = 0;
+  float lo = std::numeric_limits<float>::infinity(), hi = -std::numeric_limits<float>::infinity();
   static ValueRange of(const std::vector<float>& v) {
     if (v.empty()) return {};
     const auto [a, b] = std::minmax_element(v.begin(), v.end());
@@ -33,7 +34,7 @@ struct VelocityModel {
   // Cells where delta > epsilon, lowered to delta = epsilon: the pseudo-acoustic p/q system
   // grows exponentially there (kernels/medium.hpp). make_plan reports the count.
   int64_t delta_clamped = 0;
-  // The ranges of epsilon, delta (after the clamp), theta and phi (radians); 0 .. 0 where the
+  // The ranges of epsilon, delta (after the clamp), theta and phi (radians); empty where the
   // physics has no such parameter.
   ValueRange epsilon_range, delta_range, theta_range, phi_range;
 };
