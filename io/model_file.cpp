@@ -67,7 +67,7 @@ std::vector<float> read_volume(const std::string& path, const std::string& datas
     std::vector<float> out(count[0] * count[1] * count[2]);
     if (out.empty()) return out;
     H5_CHECK(H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr));
-    const h5::Dataspace mem{H5_CHECK(H5Screate_simple(3, count, nullptr))};
+    const h5::Dataspace mem = h5::make_space({count[0], count[1], count[2]});
     // HDF5 converts float64 (or big-endian) data on disk to native float on the way in.
     H5_CHECK(
         H5Dread(dset.get(), H5T_NATIVE_FLOAT, mem.get(), space.get(), H5P_DEFAULT, out.data()));

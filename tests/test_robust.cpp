@@ -400,8 +400,8 @@ void ShellTest::preempt_and_resume(const std::string& backend, const std::string
     SCOPED_TRACE(name + " on " + backend);
     const fs::path cfg = write_config(name + ".toml", config);
     const std::string whole = "whole_" + name, cut = "cut_" + name;
-    const Result w = run({"run", cfg.string(), "--backend", backend, "-q", "--set",
-                          "output.directory=" + whole});
+    const Result w = run(
+        {"run", cfg.string(), "--backend", backend, "-q", "--set", "output.directory=" + whole});
     ASSERT_EQ(w.rc, 0) << describe(w);
     {
       Process p({"run", cfg.string(), "--backend", backend, "--set", "output.directory=" + cut},
@@ -427,7 +427,9 @@ void ShellTest::preempt_and_resume(const std::string& backend, const std::string
   }
 }
 
-TEST_F(ShellTest, PreemptedRunResumesBitForBit) { preempt_and_resume("cpu", "0.6", "0.3", "0.04"); }
+TEST_F(ShellTest, PreemptedRunResumesBitForBit) {
+  preempt_and_resume("cpu", "0.6", "0.3", "0.04");
+}
 
 // The same on the GPU: the state comes back from the device into the checkpoint and goes back
 // onto it on resume. A 24^3 run takes microseconds a step there, so the runs are 30 000 steps.
