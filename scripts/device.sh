@@ -6,7 +6,8 @@
 # Steps (each builds what it needs first; a warm machine keeps build/ between calls):
 #   build      configure and build (device preset, sm_90; .deps/include carries toml++, see
 #              scripts/prepare_device_deps.sh), ptxas spill warnings into the summary
-#   gpu-tests  SEISFD_REQUIRE_GPU=1 ctest -L gpu (skips turn into failures)
+#   gpu-tests  SEISFD_REQUIRE_GPU=1 ctest -L gpu (skips turn into failures); GPU_TESTS: a ctest -R
+#              filter; the tests' printed errors ("[gpu-...]" lines) into gpu_printed.txt
 #   cpu-tests  ctest -L 'fast|slow' on the machine's cores
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
@@ -107,10 +108,11 @@ step_gpu_tests() {
   shards=${GPU_SHARDS:-$(seq 0 $((ngpu - 1)))}
   for i in $shards; do
     CUDA_VISIBLE_DEVICES=$i SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu \
-      -I $((i + 1)),,$ngpu -j ${GPU_CTEST_J:-4} --timeout 300 --output-on-failure \
+      -I $((i + 1)),,$ngpu ${GPU_TESTS:+-R "$GPU_TESTS"} -j ${GPU_CTEST_J:-4} --timeout 300 --output-on-failure \
       > "$OUT/ctest_gpu_$i.log" 2>&1 &
   done
   wait
+  grep -h "^\[gpu-" $B/Testing/Temporary/LastTest*.log > "$OUT/gpu_printed.txt" 2>/dev/null
   for i in $shards; do
     echo "ctest gpu shard $i: $(grep -E "tests passed|tests failed" "$OUT/ctest_gpu_$i.log") $(grep -E "Total Test time" "$OUT/ctest_gpu_$i.log")" | tee -a "$S"
     grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout|\(Failed\)" "$OUT/ctest_gpu_$i.log" | head -20 |

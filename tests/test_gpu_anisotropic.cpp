@@ -289,7 +289,11 @@ INSTANTIATE_TEST_SUITE_P(
                       GpuDotCase{Physics::kVti, 4, true, "smem_regqueue"},
                       GpuDotCase{Physics::kVti, 8, true, "smem_regqueue"},
                       GpuDotCase{Physics::kVti, 8, false, "smem_regqueue"},
-                      GpuDotCase{Physics::kVti, 16, true, "smem_regqueue"}),
+                      GpuDotCase{Physics::kVti, 16, true, "smem_regqueue"},
+                      GpuDotCase{Physics::kTti, 4, true, "smem_ring"},
+                      GpuDotCase{Physics::kTti, 8, true, "smem_ring"},
+                      GpuDotCase{Physics::kTti, 8, false, "smem_ring"},
+                      GpuDotCase{Physics::kTti, 16, true, "smem_ring"}),
     [](const auto& i) {
       return std::string(to_string(i.param.kind)) + "_o" + std::to_string(i.param.order) +
              (i.param.free_surface ? "_freesurf" : "_none") + "_" + i.param.technique;

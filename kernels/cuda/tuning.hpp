@@ -23,6 +23,8 @@ inline constexpr int kPreferenceSmemTile = 60;
 // of it until measured (bench/NOTES.md).
 inline constexpr int kPreferenceAnisoNaive = 50;
 inline constexpr int kPreferenceVtiSmemRegqueue = 20;
+// tti: the z-marching ring kernel ahead of naive until measured (bench/NOTES.md).
+inline constexpr int kPreferenceTtiSmemRing = 20;
 
 // ---- smem_regqueue (kernels/cuda/acoustic_smem_regqueue.cuh) -------------------------------
 // Staged: the plane loads go through registers, issued Ahead steps before the step that uses
