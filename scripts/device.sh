@@ -6,8 +6,8 @@
 # Steps (each builds what it needs first; a warm machine keeps build/ between calls):
 #   build      configure and build (device preset, sm_90; .deps/include carries toml++, see
 #              scripts/prepare_device_deps.sh), ptxas spill warnings into the summary
-#   gpu-tests  SEISFD_REQUIRE_GPU=1 ctest -L gpu (skips turn into failures); GPU_TESTS: a ctest -R
-#              filter; the tests' printed errors ("[gpu-...]" lines) into gpu_printed.txt
+#   gpu-tests  SEISFD_REQUIRE_GPU=1 ctest -L gpu (skips turn into failures); GPU_TESTS, GPU_TESTS_EXCLUDE: ctest -R, -E
+#              filters; the tests' printed errors ("[gpu-...]" lines) into gpu_printed.txt
 #   cpu-tests  ctest -L 'fast|slow' on the machine's cores
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
@@ -108,7 +108,7 @@ step_gpu_tests() {
   shards=${GPU_SHARDS:-$(seq 0 $((ngpu - 1)))}
   for i in $shards; do
     CUDA_VISIBLE_DEVICES=$i SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu \
-      -I $((i + 1)),,$ngpu ${GPU_TESTS:+-R "$GPU_TESTS"} -j ${GPU_CTEST_J:-4} --timeout 300 --output-on-failure \
+      -I $((i + 1)),,$ngpu ${GPU_TESTS:+-R "$GPU_TESTS"} ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} -j ${GPU_CTEST_J:-4} --timeout 300 --output-on-failure \
       > "$OUT/ctest_gpu_$i.log" 2>&1 &
   done
   wait
