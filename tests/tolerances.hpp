@@ -32,7 +32,8 @@ constexpr double kAnisoSameOperator = 1e-5;
 // The CPU backend's explicit-vector kernels (regqueue, simd) vs the reference, traces after 500
 // steps: the same operations summed in another order, with FMA contraction, and damping as
 // A = 1 / (1 + g) multiplied instead of divided: rounding only (measured 2026-11-26, fp32:
-// acoustic below 1.3e-6, TTI below 8.7e-6 at every order and boundary; fp64 below 2e-14).
+// acoustic below 1.3e-6, TTI below 8.7e-6 at every order and boundary; fp64 below 2e-14; VTI,
+// 2026-11-27: below 7.9e-6, fp64 below 1.7e-14).
 constexpr double kCpuKernelFp32 = 1e-5;
 constexpr double kCpuKernelFp64 = 1e-12;
 // The same kernels' whole field after 500 steps, fp32: the fp32 reference is itself only this
@@ -41,6 +42,11 @@ constexpr double kCpuKernelFp64 = 1e-12;
 // to fp64 is the same), so two fp32 codes that sum differently agree to ~1e-5 and no closer
 // (measured 0.2e-5 to 1.3e-5). The traces, smoother, are held to kCpuKernelFp32.
 constexpr double kCpuKernelFieldFp32 = 3e-5;
+// The same for VTI in a CPML layer, where fp32 is less accurate still (measured 2026-11-27, order
+// 8, 500 steps, the test's problem with CPML and a free surface: the fp32 reference 3.7e-5 from
+// the fp64 one, vti/o8/simd 2.4e-5, the two fp32 fields 4.1e-5 apart; CPML without a free
+// surface 2.0e-5, 1.8e-5 and 2.7e-5).
+constexpr double kCpuKernelFieldVtiCpmlFp32 = 6e-5;
 
 // First-arrival velocities vs the analytic pseudo-acoustic group velocity (issue 4): 0.5%.
 constexpr double kAnisoKinematics = 5e-3;

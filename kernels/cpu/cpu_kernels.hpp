@@ -19,4 +19,10 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
               const reference::MediumCoefs<T>& c, bool adjoint, const T* X, const T* Y, const T* pc,
               const T* qc, T* pn, T* qn);
 
+// kernels/cpu/vti_simd.hpp
+template <class T>
+void vti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoWeights<T>& weights,
+              const reference::MediumCoefs<T>& c, bool adjoint, const T* X, const T* Y, const T* pc,
+              const T* qc, T* pn, T* qn);
+
 }  // namespace seisfd::cpu

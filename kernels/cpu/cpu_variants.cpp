@@ -14,6 +14,11 @@ const std::vector<CpuVariant>& cpu_variants() {
           t.push_back({base + "regqueue", p, order, Technique::kRegQueue, "regqueue",
                        "explicit 64-byte vectors, z register queue over 2 planes, x neighbours "
                        "by lane shifts, damping from row tables, prefetched z-march"});
+        if (p == Physics::kVti)
+          t.push_back({base + "simd", p, order, Technique::kSimd, "simd",
+                       "explicit 64-byte vectors, z register queue of q over 2 planes, x "
+                       "neighbours of p by lane shifts, damping from row tables, prefetched "
+                       "z-march"});
         if (p == Physics::kTti)
           t.push_back({base + "simd", p, order, Technique::kSimd, "simd",
                        "explicit 64-byte vectors in both passes, intermediates only where read "

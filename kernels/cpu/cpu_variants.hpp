@@ -2,8 +2,9 @@
 //   reference  kernels/reference/: the readable update every other kernel is verified against
 //   regqueue   kernels/cpu/zmarch.hpp: explicit vectors, a register queue in z, lane-shifted x
 //              neighbours, prefetched z-march (acoustic)
-//   simd       kernels/cpu/tti_simd.hpp: explicit vectors in both passes, no bounds checks, H_z
-//              of p and q together (TTI)
+//   simd       kernels/cpu/vti_simd.hpp: regqueue's techniques for VTI (a register queue on q's
+//              z column, p's x neighbours by lane shifts); kernels/cpu/tti_simd.hpp: explicit
+//              vectors in both passes, no bounds checks, H_z of p and q together (TTI)
 //   blocked    kernels/cpu/blocked.hpp: vectorised loops, cache-blocked (acoustic, VTI, TTI)
 // `seisfd kernels` lists them; kernel.variant selects one on the CPU backend, "auto" the fastest
 // there is for the physics.

@@ -388,6 +388,9 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
       cpu::acoustic_blocked<T>(sp, sponge_.get(), p_next, X[0], p_next, c_.vdt2.data());
     else
       acoustic_step<T>(sp, p_next, X[0], p_next, c_.vdt2.data());
+  } else if (physics_ == Physics::kVti && variant_->technique == cpu::Technique::kSimd) {
+    cpu::vti_simd<T>(sp, *damping_, w_, c_, adjoint, X[0], X[1], s.current(0).data(),
+                     s.current(1).data(), p_next, s.previous(1).data());
   } else if (physics_ == Physics::kVti && blocked) {
     cpu::vti_blocked<T>(sp, sponge_.get(), w_, c_, adjoint, X[0], X[1], s.current(0).data(),
                         s.current(1).data(), p_next, s.previous(1).data());
