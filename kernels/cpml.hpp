@@ -23,14 +23,35 @@
 // second derivative as it multiplies the plain one, which is what the stretched PDE says.
 //
 // TTI is refused with CPML (use the sponge; traits(Physics::kTti).cpml_refusal says so). Its mixed
-// derivatives do not separate by axis, and the treatments tried all failed (CPU reference, order 8,
-// 20 cells, eps 0.2, delta 0.1; the numbers are in the README): tapering the symmetry axis to
-// vertical inside the layer and applying the VTI corrections reflected -49 to -30 dB at a tilt of
-// 30 degrees (depending on the taper) and -35 to -23 dB at 45 degrees, over 0-60 degrees incidence
-// (VTI: -78 to -95 dB), and on a smooth random tilt field every variant (taper over 1/4, 1/2 or all
-// of the layer; the diagonal terms of both fields stretched; an undamped taper zone before the
-// damping) grew exponentially within 3,000 steps, while the same medium with a sponge, or the layer
-// with its damping off, stayed bounded.
+// derivatives do not separate by axis, and no treatment tried meets the target (<= -40 dB at 0-60
+// degrees incidence with 20 cells, CPU reference, order 8, eps 0.2, delta 0.1, tilt in the x-z
+// plane facing the layer; tests/test_cpml_tti.cpp reruns every variant):
+// - The axis tapered to vertical inside the damped layer, VTI corrections (the first attempt):
+//   -49 to -30 dB at a tilt of 30 degrees, -35 to -23 dB at 45, and exponential growth on a
+//   smooth random tilt field. Tilt left in damped cells grows: kept over 6 damped cells, then
+//   tapered over 8, it grew by 1e9 within 300 steps (and reflected +3.5 dB with the taper reaching
+//   cell 18). The corrections are VTI's, so in a tilted damped cell the mixed derivatives are not
+//   stretched at all; and a PML on a tilted anisotropic medium is unstable anyway where the
+//   slowness and the group velocity point opposite ways along the damped axis (Becache, Fauqueux
+//   & Joly 2003), which a tilt can give, the pseudo-acoustic shear artefact mode above all.
+// - The axis tapered to vertical over an undamped transition zone (CpmlSpec::start), then VTI's
+//   CPML on a vertical medium, where it is exact: stable (20,000 steps, random tilt up to 60
+//   degrees, eps - delta up to 0.3: 1e-10 of the peak at the end), exact at tilt 0 (-86 to -72
+//   dB), but the transition itself reflects: 12 tapered + 8 damped cells -45 to -32 dB at 30
+//   degrees, -37 to -26 dB at 45 (at 45: 8 + 12 cells -35 to -22, 14 + 6 -43 to -28; even
+//   24 + 16 cells of a 40-cell layer only -52 to -37), worst at 60 degrees incidence. A 20-cell
+//   sponge gives -34 to -18 dB, so the layer is 6 to 14 dB better, not 40 dB good: a vertical
+//   medium is symmetric about the face's normal and a tilted one is not, so no vertical target
+//   matches waves incident at +60 and -60 degrees at once.
+// - The same with the medium reduced further: elliptic (eps -> delta; -40 to -27 dB at 45) or
+//   isotropic (eps, delta -> 0; -38 to -25 dB at 45, -36 to -31 even at tilt 0). Isotropic does not
+//   even decay: the energy stays at 0.14 of its peak for 20,000 steps, read as the
+//   pseudo-acoustic shear mode (speed ~ sqrt(eps - delta)) slowing to zero across the transition
+//   and trapped there.
+// The CPU engine accepts TTI with CPML where the damped layers are vertical (check_medium), for
+// this study; configs and the GPU refuse it. A CPML for TTI needs the mixed terms stretched (a
+// recursion on each first derivative that crosses a damped axis) and a medium in the damped
+// cells that satisfies the stability condition above, which the tilted ones do not.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -109,8 +130,8 @@ inline void cpml_profile(const StepSpec& s, int axis, std::vector<double>& a,
       d = j - hi;
       w = s.sponge.width_hi[axis];
     }
-    if (d <= 0 || d > w) continue;
-    const double r = static_cast<double>(d) / w;
+    if (d <= c.start || d > w) continue;
+    const double r = static_cast<double>(d - c.start) / (w - c.start);
     const double damp = c.d0[axis] * std::pow(r, c.power);
     const double alpha = c.alpha_max * (1.0 - r);
     b[j] = std::exp(-(damp + alpha) * c.dt);

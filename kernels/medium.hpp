@@ -48,12 +48,47 @@ inline void symmetry_axis(double theta, double phi, double& nx, double& ny, doub
   nz = std::cos(theta);
 }
 
+// TTI cells of the damped CPML layers (past cpml.start) whose axis is not vertical. TTI's CPML
+// corrections are VTI's (kernels/cpml.hpp): the stretched operator where the damped medium is
+// vertical (exactly so where the stencils' reach, R cells further in, is vertical too).
+inline int64_t count_tilted_cpml_cells(const Medium& m, const StepSpec& s) {
+  if (m.physics != Physics::kTti || !s.cpml_on()) return 0;
+  const Layout& l = s.layout;
+  const SpongeSpec& g = s.sponge;
+  int64_t n = 0;
+  for (int z = 0; z < l.nz; ++z)
+    for (int y = 0; y < l.ny; ++y)
+      for (int x = 0; x < l.nx; ++x) {
+        const int c[3] = {z, y, x};
+        bool near = false;
+        for (int a = 0; a < 3 && !near; ++a) {
+          if (s.cpml.d0[a] <= 0) continue;
+          int d = 0;
+          if (g.width_lo[a] > 0 && c[a] < g.phys_lo[a]) d = g.phys_lo[a] - c[a];
+          if (g.width_hi[a] > 0 && c[a] > g.phys_hi[a]) d = c[a] - g.phys_hi[a];
+          near = d > 0 && d > s.cpml.start;
+        }
+        if (near && m.theta[l.idx(z, y, x)] != 0.0f) ++n;
+      }
+  return n;
+}
+
 // Throws std::invalid_argument, the message starting with `who`: arrays of the wrong size,
 // delta > epsilon, CPML where the physics has no CPML, CPML together with sponge damping.
-inline void check_medium(const Medium& m, const StepSpec& s, const std::string& who) {
+// vertical_tti_cpml: TTI with CPML is accepted where the damped layers are vertical
+// (count_tilted_cpml_cells; the CPU reference, for the layer study of tests/test_cpml_tti.cpp);
+// otherwise refused as traits(kTti).cpml_refusal says.
+inline void check_medium(const Medium& m, const StepSpec& s, const std::string& who,
+                         bool vertical_tti_cpml = false) {
   const PhysicsTraits& t = traits(m.physics);
-  if (s.cpml_on() && *t.cpml_refusal)
+  const bool tti_ok = vertical_tti_cpml && m.physics == Physics::kTti &&
+                      static_cast<int64_t>(m.theta.size()) == s.layout.size();
+  if (s.cpml_on() && *t.cpml_refusal && !tti_ok)
     throw std::invalid_argument(who + "boundary.type = " + t.cpml_refusal);
+  if (tti_ok && s.cpml_on())
+    if (const int64_t bad = count_tilted_cpml_cells(m, s))
+      throw std::invalid_argument(who + "boundary.type = " + t.cpml_refusal + " (" +
+                                  std::to_string(bad) + " cells with a tilted axis in the layers)");
   if (s.cpml_on() && s.sponge_on())
     throw std::invalid_argument(who + "CPML and sponge damping on the same layers");
   const int64_t n = s.layout.size();

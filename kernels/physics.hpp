@@ -52,8 +52,10 @@ inline const PhysicsTraits& traits(Physics p) {
        2,
        6,
        44,
-       {0, 0, 0},
-       {{-1, -1, -1}, {-1, -1, -1}},
+       // VTI's corrections: exact only where the layers are vertical, which the CPU reference
+       // accepts (kernels/medium.hpp check_medium) and nothing else does.
+       {1, 0, 0},
+       {{kD, kE, kE}, {-1, kD, kD}},
        "\"cpml\" is not implemented for physics.equation = \"tti\" (unstable with a tilted "
        "symmetry axis in the layers); use \"sponge\""},
   };

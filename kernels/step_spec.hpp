@@ -27,6 +27,7 @@ struct CpmlSpec {
   double alpha_max = 0;      // complex-frequency shift at the inner edge of the layer, 1/s
   double power = 2;          // profile exponent N
   double dt = 0;             // the time step the coefficients are for
+  int start = 0;  // undamped layer cells before the profile (0 in runs; tests/test_cpml_tti.cpp)
 };
 
 struct StepSpec {

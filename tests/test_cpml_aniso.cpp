@@ -30,8 +30,8 @@ namespace {
 // minimum wavelength (the vertical velocity is the slowest). The angle of a receiver is the ray
 // angle of the isotropic construction; in the anisotropic medium it labels the receiver. VTI
 // is symmetric under the mirror across the interface, so the mirror trace is the incident
-// wave. Measuring TTI this way needs a TTI medium in the layers, which the engines refuse with
-// CPML (kernels/cpml.hpp says why); the method check below also runs a tilted medium with none.
+// wave. TTI with CPML is measured in tests/test_cpml_tti.cpp (vertical layers, where the CPU
+// engine accepts it); the method check below also runs a tilted medium with none.
 //
 // The CPML coefficients are those of a plan (solver/plan.cpp): d0 of the x and y layers from
 // the horizontal velocity v sqrt(1 + 2 eps), of the z layers from v.
@@ -189,11 +189,13 @@ TEST(AnisoCpml, Fp32MatchesFp64) {
   }
 }
 
-// TTI refuses CPML, with the one-line reason (kernels/cpml.hpp).
+// TTI refuses CPML, with the one-line reason (kernels/cpml.hpp); the CPU engine takes it only
+// where the damped layers are vertical (tests/test_cpml_tti.cpp), which a tilted medium is not.
 TEST(AnisoCpml, TtiRefuses) {
   auto p = test::homogeneous(test::cube_grid(10, 10, 10, 10.0), test::cpml(6, 20), 4, 2000, 0.5);
   test::AnisoCase c;
   c.kind = Physics::kTti;
+  c.theta = [](int, int, int) { return 20.0; };
   try {
     reference::CpuEngine<float> e(p.spec, test::make_aniso_model(p, c), p.dt);
     ADD_FAILURE() << "no exception";

@@ -287,7 +287,7 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt,
   if (variant_->technique == cpu::Technique::kRegQueue ||
       variant_->technique == cpu::Technique::kSimd)
     damping_ = std::make_unique<cpu::RowDamping<T>>(spec, sponge_.get());
-  check_medium(m, spec, std::string("cpu engine (") + to_string(m.physics) + "): ");
+  check_medium(m, spec, std::string("cpu engine (") + to_string(m.physics) + "): ", true);
   std::vector<T> coef[kMaxMediumArrays];
   medium_coefficients(m, spec, dt, coef);
   c_.vdt2 = std::move(coef[kVdt2]);
