@@ -352,6 +352,48 @@ std::vector<std::string> fast_aniso_names() {
 INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoTransposedShapes,
                          ::testing::ValuesIn(fast_aniso_names()), test::VariantTestName());
 
+// Every fast anisotropic variant on a grid smaller than one of its tiles in x and y and a few
+// planes deep (sponge and free surface): a few steps of F and F* with random source and data
+// against the CPU's fp64 engine. Small enough for compute-sanitizer's racecheck, which takes
+// minutes a step on the larger shapes above.
+class GpuAnisoSmallGrid : public ::testing::TestWithParam<std::string> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuAnisoSmallGrid);
+
+TEST_P(GpuAnisoSmallGrid, ForwardAndTransposedMatchTheCpu) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  auto p = test::homogeneous(test::cube_grid(21, 11, 7, 10.0), test::sponge(3, true), v->order,
+                             2000.0, 0.9);
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (auto& x : p.velocity) x = static_cast<float>(1500.0 + 1500.0 * u(rng));
+  const Medium m = test::make_aniso_model(p, test::smooth_random_case(v->physics, rng));
+  p.dt = 0.9 * stability_limit(3000.0 * std::sqrt(1.6), v->order / 2, p.spec.h);
+  const int nt = 6;
+  const auto S =
+      make_points(p.grid, p.spec, {{100.3, 50.7, 30.2}}, PointInterp::kSinc, PointRole::kSource);
+  const auto Rp = make_points(p.grid, p.spec, {{60.5, 40.0, 20.0}, {150.0, 70.0, 50.0}},
+                              PointInterp::kSinc, PointRole::kReceiver);
+  std::normal_distribution<double> g(0.0, 1.0);
+  std::vector<double> sv(static_cast<size_t>(nt)), d(2 * static_cast<size_t>(nt));
+  for (auto& x : sv) x = g(rng);
+  for (auto& x : d) x = g(rng);
+  auto gpu = make_cuda_engine(p.spec, m, p.dt, test::variant(v->name));
+  reference::CpuEngine<double> cpu(p.spec, m, p.dt);
+  const double fwd =
+      test::rel_l2(apply_forward(*gpu, S, sv, Rp, nt), apply_forward(cpu, S, sv, Rp, nt));
+  const double adj =
+      test::rel_l2(apply_adjoint(*gpu, Rp, d, S, nt), apply_adjoint(cpu, Rp, d, S, nt));
+  std::printf("[gpu-aniso-small] %-22s %d steps: F %.2e, F* %.2e vs cpu fp64\n", v->name.c_str(),
+              nt, fwd, adj);
+  EXPECT_LE(fwd, tol::kCpuGpuL2);
+  EXPECT_LE(adj, tol::kCpuGpuL2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoSmallGrid, ::testing::ValuesIn(fast_aniso_names()),
+                         test::VariantTestName());
+
 // The CUDA engine refuses TTI with CPML, and the adjoint with CPML, like the CPU engine.
 TEST(GpuAnisoCpmlRefusals, TtiAndAdjoint) {
   SEISFD_REQUIRE_DEVICE_OR_SKIP();
