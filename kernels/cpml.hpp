@@ -36,13 +36,15 @@
 //   & Joly 2003), which a tilt can give, the pseudo-acoustic shear artefact mode above all.
 // - The axis tapered to vertical over an undamped transition zone (CpmlSpec::start), then VTI's
 //   CPML on a vertical medium, where it is exact: stable (20,000 steps, random tilt up to 60
-//   degrees, eps - delta up to 0.3: 1e-10 of the peak at the end), exact at tilt 0 (-86 to -72
-//   dB), but the transition itself reflects: 12 tapered + 8 damped cells -45 to -32 dB at 30
-//   degrees, -37 to -26 dB at 45 (at 45: 8 + 12 cells -35 to -22, 14 + 6 -43 to -28; even
-//   24 + 16 cells of a 40-cell layer only -52 to -37), worst at 60 degrees incidence. A 20-cell
-//   sponge gives -34 to -18 dB, so the layer is 6 to 14 dB better, not 40 dB good: a vertical
-//   medium is symmetric about the face's normal and a tilted one is not, so no vertical target
-//   matches waves incident at +60 and -60 degrees at once.
+//   degrees, eps - delta up to 0.3: 1e-10 of the peak at the end), exact at tilt 0 (-86 to -72 dB),
+//   but the transition itself reflects: 12 tapered + 8 damped cells -45 to -32 dB at 30 degrees,
+//   -37 to -26 dB at 45 (at 45: 8 + 12 cells -35 to -22, 14 + 6 -43 to -28; even 24 + 16 cells of a
+//   40-cell layer only -52 to -37; a linear ramp -37 to -27), worst at 60 degrees incidence; with
+//   the axis tilted parallel to the face (phi = 90) -52 to -28 dB at 30 and -48 to -22 at 45, worst
+//   at normal incidence. A 20-cell sponge gives -34 to -18 dB (phi = 0), so the layer is 6 to 14 dB
+//   better with the tilt towards the face, worse at normal incidence with it parallel, and never 40
+//   dB good: a vertical medium is symmetric about the face's normal and a tilted one is not, so no
+//   vertical target matches waves incident at +60 and -60 degrees at once.
 // - The same with the medium reduced further: elliptic (eps -> delta; -40 to -27 dB at 45) or
 //   isotropic (eps, delta -> 0; -38 to -25 dB at 45, -36 to -31 even at tilt 0). Isotropic does not
 //   even decay: the energy stays at 0.14 of its peak for 20,000 steps, read as the
