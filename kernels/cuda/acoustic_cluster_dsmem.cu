@@ -55,9 +55,7 @@ void launch_acoustic_cluster_dsmem(const StepSpec& s, const UpdateArgs& a, const
 
 std::string can_implement_acoustic_cluster_dsmem(const StepSpec& s, int cc) {
   if (cc < 90) return "thread-block clusters need compute capability 9.0 or higher";
-  std::string why = cuda::check_region(s);
-  if (why.empty()) why = cuda::check_vector_layout(s);
-  return why;
+  return cuda::can_implement_vector_zmarch(s, cc);
 }
 
 }  // namespace

@@ -18,12 +18,6 @@ void launch_acoustic_shfl_regqueue(const StepSpec& s, const UpdateArgs& a, const
   cuda::shfl_regqueue::launch<R, Policy<R>>(s, a, ctx);
 }
 
-std::string can_implement_acoustic_shfl_regqueue(const StepSpec& s, int) {
-  std::string why = cuda::check_region(s);
-  if (why.empty()) why = cuda::check_vector_layout(s);
-  return why;
-}
-
 }  // namespace
 
 void register_acoustic_shfl_regqueue(std::vector<KernelVariant>& t) {
@@ -35,7 +29,7 @@ void register_acoustic_shfl_regqueue(std::vector<KernelVariant>& t) {
         "register cache (a warp owns a 128-cell row, its x halo in edge lanes); y neighbours "
         "through a shared-memory tile without x halo; cp.async plane ring 2 ahead");
     v.min_compute_capability = 70;
-    v.can_implement = &can_implement_acoustic_shfl_regqueue;
+    v.can_implement = &cuda::can_implement_vector_zmarch;
     // The acoustic update is its own transpose (after the engine's substitution).
     v.forward = v.transposed = &launch_acoustic_shfl_regqueue<R>;
     v.fuses_diagnostics = Policy<R>::kFusesDiagnostics;

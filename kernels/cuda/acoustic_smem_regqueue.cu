@@ -18,12 +18,6 @@ void launch_acoustic_smem_regqueue(const StepSpec& s, const UpdateArgs& a, const
   cuda::smem_regqueue::launch<R, Policy<R>>(s, a, ctx);
 }
 
-std::string can_implement_acoustic_smem_regqueue(const StepSpec& s, int) {
-  std::string why = cuda::check_region(s);
-  if (why.empty()) why = cuda::check_vector_layout(s);
-  return why;
-}
-
 }  // namespace
 
 void register_acoustic_smem_regqueue(std::vector<KernelVariant>& t) {
@@ -34,7 +28,7 @@ void register_acoustic_smem_regqueue(std::vector<KernelVariant>& t) {
         "z-marching: 64x16 xy tile in shared memory, z neighbours in a register queue, planes "
         "loaded 2 ahead by 16-byte cp.async into a shared-memory ring");
     v.min_compute_capability = 70;
-    v.can_implement = &can_implement_acoustic_smem_regqueue;
+    v.can_implement = &cuda::can_implement_vector_zmarch;
     // The acoustic update is its own transpose (after the engine's substitution).
     v.forward = v.transposed = &launch_acoustic_smem_regqueue<R>;
     v.fuses_diagnostics = Policy<R>::kFusesDiagnostics;

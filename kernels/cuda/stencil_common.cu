@@ -30,6 +30,12 @@ std::string check_vector_layout(const StepSpec& s) {
   return {};
 }
 
+std::string can_implement_vector_zmarch(const StepSpec& s, int) {
+  std::string why = check_region(s);
+  if (why.empty()) why = check_vector_layout(s);
+  return why;
+}
+
 int plan_z_chunk(int tiles, int nz, int slots, double warmup) {
   if (slots <= 0) slots = 1;
   double best = 1e300;

@@ -157,6 +157,8 @@ __device__ __forceinline__ void store4(float* dst, const float4& o, int mask) {
 std::string check_region(const StepSpec& s);
 // The 16-byte variants also need 16-byte aligned rows and pointers.
 std::string check_vector_layout(const StepSpec& s);
+// Both, as a KernelVariant::can_implement: what every z-marching variant of 16-byte loads needs.
+std::string can_implement_vector_zmarch(const StepSpec& s, int compute_capability);
 
 // z-chunk length for a z-marching kernel: `tiles` xy tiles per plane, `nz` planes to update,
 // `slots` blocks resident at once on the device; each chunk pays about `warmup` plane-steps to

@@ -93,31 +93,15 @@ struct TtiParams {
   cuda::SpongeParams sponge;
 };
 
-struct TtiFields {
-  const float* u;  // the fields the stencils act on: p, q forward; X, Y transposed
-  const float* w;
-  const float* p_cur;
-  const float* q_cur;
-  const float* p_prev;
-  const float* q_prev;
-  float* p_next;
-  float* q_next;
-  const float* vdt2;
-  const float* E;
-  const float* D;
-  const float* nz;
-  const float* ny;
-  const float* nx;
-};
-
 __device__ __forceinline__ int wrap_slot(int s, int n) {
   return s < 0 ? s + n : (s >= n ? s - n : s);
 }
 
 template <int R, bool kT, bool kImage, bool kDiag>
 __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
-    tti_smem_ring_kernel(const TtiParams<R> p, const TtiFields f, const FusedImaging im,
-                         cuda::DiagAccum* acc) {
+    tti_smem_ring_kernel(const TtiParams<R> p, const cuda::AnisoFields f, const float* u,
+                         const float* w, const FusedImaging im, cuda::DiagAccum* acc) {
+  // u, w: the fields the stencils act on (p, q forward; X, Y transposed); f.g is not used.
   using S = TtiShape<R>;
   constexpr int kW = S::kW, kRP = S::kRP, kSl = S::kSlots;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -161,8 +145,7 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
         for (int k = 0; k < kSl; ++k)
           *reinterpret_cast<float4*>(&sm.ring[k][0][0] + cp_dst[s]) = zero;
       } else {
-        for (int k = 0; k < 2; ++k)
-          *reinterpret_cast<float4*>(&sm.n[k][0][0] + cp_dst[s]) = zero;
+        for (int k = 0; k < 2; ++k) *reinterpret_cast<float4*>(&sm.n[k][0][0] + cp_dst[s]) = zero;
       }
     }
   }
@@ -177,9 +160,9 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
       if (cp_src[s] < 0) continue;
       const int a = cp_arr[s];
       if (a < 2) {
-        if (ring_on) cuda::cp_async16(ring + cp_dst[s], (a == 0 ? f.u : f.w) + pr + cp_src[s]);
+        if (ring_on) cuda::cp_async16(ring + cp_dst[s], (a == 0 ? u : w) + pr + cp_src[s]);
       } else if (n_on) {
-        const float* src = a == 2 ? f.nz : (a == 3 ? f.ny : f.nx);
+        const float* src = a == 2 ? f.n[0] : (a == 3 ? f.n[1] : f.n[2]);
         cuda::cp_async16(nb + cp_dst[s], src + pn + cp_src[s]);
       }
     }
@@ -187,8 +170,7 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   };
 
   float gxy = 0.0f;
-  if (p.sponge.on)
-    gxy = cuda::sponge_axis(p.sponge, 1, gy) + cuda::sponge_axis(p.sponge, 2, gx);
+  if (p.sponge.on) gxy = cuda::sponge_axis(p.sponge, 1, gy) + cuda::sponge_axis(p.sponge, 2, gx);
 
   // Prologue: the ring planes zb - R .. zb and the axis plane zb - R.
   issue(zb - R, zb - R);
@@ -201,7 +183,7 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   for (int i = 0; i <= 2 * R; ++i) {
     const int z = zb - 2 * R + i;
     float v = 0.0f;
-    if (own_ok && z >= zb - R && z <= zlast) v = __ldg(f.nz + z * sz + own);
+    if (own_ok && z >= zb - R && z <= zlast) v = __ldg(f.n[0] + z * sz + own);
     az[i] = v * v;
   }
   // Partial results of the planes c - R .. c + R: s1 = lap u - H_z u, s2 = H_z w.
@@ -235,7 +217,7 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
       }
     }
     float nz_next = 0.0f;
-    if (own_ok && c + R + 1 <= zlast) nz_next = __ldg(f.nz + (c + R + 1) * sz + own);
+    if (own_ok && c + R + 1 <= zlast) nz_next = __ldg(f.n[0] + (c + R + 1) * sz + own);
 
     const float* U0 = &sm.ring[sc][0][0];
     const float* W0 = &sm.ring[sc][1][0];
@@ -420,28 +402,16 @@ template <int R, bool kT>
 void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   using S = TtiShape<R>;
   const auto st = static_cast<cudaStream_t>(ctx.stream);
-  TtiFields f{};
-  f.p_cur = a.cur[0];
-  f.q_cur = a.cur[1];
-  f.p_prev = a.prev[0];
-  f.q_prev = a.prev[1];
-  f.p_next = a.next[0];
-  f.q_next = a.next[1];
-  f.vdt2 = a.medium[kVdt2];
-  f.E = a.medium[kE];
-  f.D = a.medium[kD];
-  f.nz = a.medium[kAxisZ];
-  f.ny = a.medium[kAxisZ + 1];
-  f.nx = a.medium[kAxisZ + 2];
-  f.u = f.p_cur;
-  f.w = f.q_cur;
+  cuda::AnisoFields f = cuda::AnisoFields::from(a);
+  const float* u = f.p_cur;
+  const float* w = f.q_cur;
   if constexpr (kT) {
-    f.u = a.scratch[0];
-    f.w = a.scratch[1];
+    u = a.scratch[0];
+    w = a.scratch[1];
     cuda::launch_transposed_inputs(s, a, a.scratch[0], a.scratch[1], st);
   }
   // The ring and the axis buffers are filled by 16-byte copies.
-  for (const float* ptr : {f.u, f.w, f.nz, f.ny, f.nx})
+  for (const float* ptr : {u, w, f.n[0], f.n[1], f.n[2]})
     if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
       throw std::invalid_argument("tti smem_ring: field pointers must be 16-byte aligned");
   TtiParams<R> p{};
@@ -476,8 +446,9 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
     // The diagnostics of this step's p by the separate kernel.
     if (acc) cuda::launch_diagnostics(a.cur[0], s, acc, st);
     acc = nullptr;
-    kernel = a.imaging.on() ? reinterpret_cast<const void*>(&tti_smem_ring_kernel<R, true, true, false>)
-                            : reinterpret_cast<const void*>(&tti_smem_ring_kernel<R, true, false, false>);
+    kernel = a.imaging.on()
+                 ? reinterpret_cast<const void*>(&tti_smem_ring_kernel<R, true, true, false>)
+                 : reinterpret_cast<const void*>(&tti_smem_ring_kernel<R, true, false, false>);
   }
   const size_t smem = sizeof(TtiSmem<R>);
   // Each chunk runs 2R iterations beyond its planes; they compute g_z only (about half a plane).
@@ -485,15 +456,9 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   p.zchunk = cuda::plan_z_chunk(p.tiles_x * tiles_y, nzu, slots, 1.0 * R);
   const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
   FusedImaging im = a.imaging;
-  void* args[] = {&p, &f, &im, &acc};
+  void* args[] = {&p, &f, &u, &w, &im, &acc};
   CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), args, smem, st));
   CUDA_CHECK_LAUNCH();
-}
-
-std::string can_implement_tti_smem_ring(const StepSpec& s, int) {
-  std::string why = cuda::check_region(s);
-  if (why.empty()) why = cuda::check_vector_layout(s);
-  return why;
 }
 
 }  // namespace
@@ -507,7 +472,7 @@ void register_tti_smem_ring(std::vector<KernelVariant>& t) {
         "of a 32-wide xy tile, the cross-term intermediates on the tile and its halo in shared "
         "memory, D1_z of g_z scattered into register queues; one pass, 48 B a cell");
     v.min_compute_capability = 80;  // cp.async
-    v.can_implement = &can_implement_tti_smem_ring;
+    v.can_implement = &cuda::can_implement_vector_zmarch;
     v.forward = &launch<R, false>;
     v.transposed = &launch<R, true>;
     v.scratch_arrays = 0;

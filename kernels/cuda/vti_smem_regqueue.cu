@@ -512,12 +512,6 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   CUDA_CHECK_LAUNCH();
 }
 
-std::string can_implement_vti_smem_regqueue(const StepSpec& s, int) {
-  std::string why = cuda::check_region(s);
-  if (why.empty()) why = cuda::check_vector_layout(s);
-  return why;
-}
-
 }  // namespace
 
 void register_vti_smem_regqueue(std::vector<KernelVariant>& t) {
@@ -528,7 +522,7 @@ void register_vti_smem_regqueue(std::vector<KernelVariant>& t) {
         "z-marching VTI: p (X = E p + D q transposed) through a 64x16 xy tile in shared memory, q "
         "(Y = D p + q) through a z register queue, p and q marched together");
     v.min_compute_capability = 70;
-    v.can_implement = &can_implement_vti_smem_regqueue;
+    v.can_implement = &cuda::can_implement_vector_zmarch;
     v.forward = &launch<R, false>;
     v.transposed = &launch<R, true>;
     v.fuses_imaging = true;
