@@ -33,12 +33,18 @@
 
 namespace seisfd::cpu {
 
-// Planes a pass updates together (the Y queue's loads a plane: (kZ + 2R) / kZ).
+// Measured on 2 cores of an AMD EPYC (Zen 5), vti/o8/simd, 161^3 and 256^3 + sponge 20,
+// Gcells/s, medians of runs in the same state of the shared machine's memory (bench/NOTES.md,
+// 2026-11-27; the machine's spread is +-8%).
+// Planes a pass updates together (the Y queue's loads a plane: (kZ + 2R) / kZ). 1 plane: within
+// the spread of 2 (1.03-1.54 against 1.05-1.57 at 161^3).
 inline constexpr int kVtiZPlanes = 2;
-// Rows ahead that the prefetches reach.
+// Rows ahead that the prefetches reach: 1 row 1.18 against 1.16 at 161^3, 3 rows 1.08-1.11, 6
+// rows 0.99.
 inline constexpr int kVtiPrefetchRows = 2;
 // Rows per y block (the target of zmarch.hpp's make_tiles): the block re-reads 2R rows of X
-// from its neighbours; its L2 working set is Y's 2R + kZ planes of the block's rows.
+// from its neighbours; its L2 working set is Y's 2R + kZ planes of the block's rows. 64 and 100
+// rows: 1.48 against 1.54 at 161^3, 1.32-1.34 against 1.27 at 256^3.
 inline constexpr int kVtiBlockY = 32;
 
 template <class T>
