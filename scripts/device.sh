@@ -52,6 +52,8 @@
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
+# Warm calls rebuild only what changed: the sources are mirrored into DEVICE_SYNC_DIR (default
+# /tmp/seisfd_src) by scripts/device_sync.py first, and the steps run there (DEVICE_SYNC=0: not).
 # With BASELINE=DIR (a source tree of an earlier commit, e.g. from `git archive`), `bench`,
 # `runs` and `ranks` build and run it too (BASELINE_TARGET=seisfd: only the program),
 # alternating old and new on the same device in the same call.
@@ -62,6 +64,16 @@ OUT=${OUT:-/tmp/seisfd_device_out}
 mkdir -p "$OUT/results"
 S="$OUT/summary.txt"
 log() { echo "== $* ($(date +%T))" | tee -a "$S"; }
+# The call's copy of the sources is new each time (every file newer than any build): mirror it
+# into DEVICE_SYNC_DIR, which a warm machine keeps between calls, changing only the files whose
+# bytes changed, and run from there, so that a warm call rebuilds only what changed.
+# DEVICE_SYNC=0: build in the copy itself.
+if [ "${DEVICE_SYNC:-1}" = 1 ] && [ -z "${SEISFD_DEVICE_SYNCED:-}" ]; then
+  dst=${DEVICE_SYNC_DIR:-/tmp/seisfd_src}
+  python3 scripts/device_sync.py . "$dst" | tee -a "$S" || exit 1
+  [ -n "${BASELINE:-}" ] && BASELINE=$(realpath "$BASELINE") && export BASELINE
+  cd "$dst" && SEISFD_DEVICE_SYNCED=1 OUT="$OUT" exec scripts/device.sh "$@"
+fi
 B=build/device
 export SEISFD_AUTOTUNE_CACHE="$OUT/autotune.tsv"
 export PATH="$PATH:/usr/local/cuda/bin"
