@@ -49,6 +49,9 @@
 #              and the per-GPU efficiency into $OUT/results/shots.csv
 #   decomp     one acoustic run (200 steps, peer) per item of DECOMP, "ranks:[pz,py,px]:NZxNYxNX"
 #              (default: 2 and 4 ranks cut along each axis)
+#   ncu        Nsight Compute (--set full) of NCU_VARIANT's first update launch (default
+#              tti/o8/smem_ring) in a 3-step run of configs/bench_512_o8.toml: the 512^3 step itself,
+#              not a bench's verification or autotuning launch; report in $OUT/ncu.txt
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
@@ -370,6 +373,22 @@ step_diag() {
   done
 }
 
+step_ncu() {
+  build
+  local v=${NCU_VARIANT:-tti/o8/smem_ring} cfg=configs/bench_512_o8.toml bin=$B/app/seisfd
+  local eq=${v%%/*} tech=${v##*/} dt dur
+  log "ncu: $v, first update launch of a 3-step 512^3 run"
+  dt=$($bin check $cfg 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
+  dur=$(python3 -c "print(${dt} * 3)")
+  SEISFD_AUTOTUNE=0 timeout ${NCU_S:-300} ncu -k "regex:${eq}_${tech}.*kernel" -c 1 --set full \
+    $bin run $cfg --backend cuda --quiet --overwrite --set time.duration=$dur \
+    --set "physics.equation=\"$eq\"" --set "kernel.variant=\"$v\"" \
+    --set output.directory=\"/tmp/ncu_run\" > "$OUT/ncu.txt" 2>&1
+  echo "ncu rc=$?" | tee -a "$S"
+  grep -E "Duration|Throughput|Registers Per|Achieved Occupancy|Issued Ipc|No Eligible|Bank" \
+    "$OUT/ncu.txt" | head -30 | tee -a "$S"
+}
+
 step_cpu_bench() {
   build
   log "cpu bench ($(nproc) cores)"
@@ -595,6 +614,7 @@ for s in "$@"; do
     profile-salt) step_profile_salt ;;
     diag) step_diag ;;
     cpu-bench) step_cpu_bench ;;
+    ncu) step_ncu ;;
     ranks) step_ranks ;;
     scaling) step_scaling ;;
     shots) step_shots ;;
