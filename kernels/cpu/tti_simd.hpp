@@ -266,11 +266,11 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
   with_radius(s.radius, [&](auto r) {
     constexpr int R = decltype(r)::value;
     const TtiWeights<T, R> w(weights, s);
-    const int za = s.begin[0], ze = s.end[0], xa = s.begin[2], xb = s.end[2];
+    const int xa = s.begin[2], xb = s.end[2];
     const int b_off = damping.b_offset();
-    for_y_blocks(
+    for_yz_blocks(
         s,
-        [&](int y0, int y1) {
+        [&](int y0, int y1, int za, int ze) {
           thread_local std::vector<T> buf;
           thread_local CrossRing<T> ring;
           buf.resize(damping.buffer_size());

@@ -54,6 +54,42 @@ void for_y_blocks(const StepSpec& s, F&& fn, int target = kTargetBlockY) {
     fn(ya + b * t.block, std::min(ya + (b + 1) * t.block, ya + ny));
 }
 
+// For kernels whose y blocks repeat work at their edges (tti/oN/simd: pass 1 computes R rows
+// either side of a block), with more threads than blocks of about `target` rows: fn(y0, y1, z0,
+// z1) over blocks of the updated region cut in z as well, y into the largest divisor d of the
+// thread count that leaves at least 3/4 of the target a block and z into threads / d chunks
+// (each chunk pays its kernel's warm-up planes instead; at least kMinZChunk planes). Where
+// make_tiles' blocks keep 3/4 of the target (2 threads at 161^3: 4 blocks of 51 rows), the same
+// blocks as for_y_blocks with z whole.
+inline constexpr int kMinZChunk =
+    16;  // planes: a chunk's warm-up (2R planes of pass 1) stays small
+template <class F>
+void for_yz_blocks(const StepSpec& s, F&& fn, int target) {
+  const int ya = s.begin[1], ny = s.end[1] - ya, za = s.begin[0], nz = s.end[0] - za;
+  if (ny <= 0 || nz <= 0 || s.end[2] <= s.begin[2]) return;
+  const int threads = omp_get_max_threads();
+  const int enough = std::max(1, 3 * target / 4);
+  Tiles t = make_tiles(ny, threads, target);
+  int zchunks = 1;
+  if (t.block < enough) {
+    int d = 1;
+    for (int k = 1; k <= threads; ++k)
+      if (threads % k == 0 && ny / k >= enough) d = k;
+    zchunks = std::min(threads / d, std::max(1, nz / kMinZChunk));
+    t.block = (ny + d - 1) / d;
+    t.yblocks = (ny + t.block - 1) / t.block;
+  }
+  const int zlen = (nz + zchunks - 1) / zchunks;
+  zchunks = (nz + zlen - 1) / zlen;
+  const int tasks = t.yblocks * zchunks;
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < tasks; ++b) {
+    const int yb = b % t.yblocks, zc = b / t.yblocks;
+    fn(ya + yb * t.block, std::min(ya + (yb + 1) * t.block, ya + ny), za + zc * zlen,
+       std::min(za + (zc + 1) * zlen, za + nz));
+  }
+}
+
 // The damping tables A = 1 / (1 + g), B = 1 - g of every row, indexed by x from the row's first
 // cell, with two vectors of padding either side (the kernels read whole vectors past a row's
 // ends) and placed so that a table's x has the fields' alignment within a vector: the kernels'
