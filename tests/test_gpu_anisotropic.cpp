@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <utility>
 
 #include "kernels/cuda_backend.hpp"
 #include "kernels/reference/cpu_engine.hpp"
@@ -211,6 +212,24 @@ TEST_P(GpuAnisoCpml, MatchesCpuReference) {
 INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoCpml, ::testing::ValuesIn(aniso_variant_names(false)),
                          test::VariantTestName());
 
+// A grid of nx x ny x nz cells of 10 m with boundary b, velocities uniform in 1500-3000 m/s and
+// the smooth random anisotropy of the CPU dot tests (both drawn from rng), dt at 0.9 of the
+// stability bound of the fastest medium that anisotropy allows.
+struct RandomAniso {
+  test::Problem p;
+  Medium m;
+};
+
+RandomAniso random_aniso(Physics kind, int nx, int ny, int nz, const BoundaryConfig& b, int order,
+                         std::mt19937& rng) {
+  auto p = test::homogeneous(test::cube_grid(nx, ny, nz, 10.0), b, order, 2000.0, 0.9);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (auto& x : p.velocity) x = static_cast<float>(1500.0 + 1500.0 * u(rng));
+  Medium m = test::make_aniso_model(p, test::smooth_random_case(kind, rng));
+  p.dt = 0.9 * stability_limit(3000.0 * std::sqrt(1.6), order / 2, p.spec.h);
+  return {std::move(p), std::move(m)};
+}
+
 // The GPU adjoint: <F s, d> = <s, F* d> with both operators on the device in fp32 (injection
 // and recording included), and F* d against the CPU engine's transposed update in fp64, on the
 // smooth random media of the CPU dot tests.
@@ -235,12 +254,8 @@ TEST_P(GpuAnisoAdjoint, DotTestAndMatchesCpuAdjoint) {
   SEISFD_REQUIRE_DEVICE_OR_SKIP();
   const GpuDotCase dc = GetParam();
   const BoundaryConfig b = dc.free_surface ? test::sponge(5, true) : test::no_boundary();
-  auto p = test::homogeneous(test::cube_grid(22, 18, 16, 10.0), b, dc.order, 2000.0, 0.9);
   std::mt19937 rng(17 + dc.order);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (auto& v : p.velocity) v = static_cast<float>(1500.0 + 1500.0 * u(rng));
-  const Medium m = test::make_aniso_model(p, test::smooth_random_case(dc.kind, rng));
-  p.dt = 0.9 * stability_limit(3000.0 * std::sqrt(1.6), dc.order / 2, p.spec.h);
+  const auto [p, m] = random_aniso(dc.kind, 22, 18, 16, b, dc.order, rng);
   const int nt = 150;
   const std::vector<Vec3> src{{61.3, 83.7, 40.2}, {150.0, 60.0, 100.0}};
   const std::vector<Vec3> rec{
@@ -317,13 +332,8 @@ TEST_P(GpuAnisoTransposedShapes, MatchesTheCpuAdjoint) {
        {Shape{71, 37, 23, test::sponge(5, true)}, Shape{45, 19, 41, test::no_boundary()},
         Shape{29, 53, 17, test::sponge(7)}}) {
     SCOPED_TRACE(std::to_string(sh.nx) + "x" + std::to_string(sh.ny) + "x" + std::to_string(sh.nz));
-    auto p =
-        test::homogeneous(test::cube_grid(sh.nx, sh.ny, sh.nz, 10.0), sh.b, v->order, 2000.0, 0.9);
     std::mt19937 rng(5);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
-    for (auto& x : p.velocity) x = static_cast<float>(1500.0 + 1500.0 * u(rng));
-    const Medium m = test::make_aniso_model(p, test::smooth_random_case(v->physics, rng));
-    p.dt = 0.9 * stability_limit(3000.0 * std::sqrt(1.6), v->order / 2, p.spec.h);
+    const auto [p, m] = random_aniso(v->physics, sh.nx, sh.ny, sh.nz, sh.b, v->order, rng);
     const int nt = 80;
     const auto S =
         make_points(p.grid, p.spec, {{100.3, 83.7, 40.2}}, PointInterp::kSinc, PointRole::kSource);
@@ -363,13 +373,8 @@ TEST_P(GpuAnisoSmallGrid, ForwardAndTransposedMatchTheCpu) {
   SEISFD_REQUIRE_DEVICE_OR_SKIP();
   const KernelVariant* v = find_variant(GetParam());
   ASSERT_NE(v, nullptr);
-  auto p = test::homogeneous(test::cube_grid(21, 11, 7, 10.0), test::sponge(3, true), v->order,
-                             2000.0, 0.9);
   std::mt19937 rng(23);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  for (auto& x : p.velocity) x = static_cast<float>(1500.0 + 1500.0 * u(rng));
-  const Medium m = test::make_aniso_model(p, test::smooth_random_case(v->physics, rng));
-  p.dt = 0.9 * stability_limit(3000.0 * std::sqrt(1.6), v->order / 2, p.spec.h);
+  const auto [p, m] = random_aniso(v->physics, 21, 11, 7, test::sponge(3, true), v->order, rng);
   const int nt = 6;
   const auto S =
       make_points(p.grid, p.spec, {{100.3, 50.7, 30.2}}, PointInterp::kSinc, PointRole::kSource);

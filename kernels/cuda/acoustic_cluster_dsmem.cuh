@@ -377,9 +377,10 @@ void launch(const StepSpec& s, const UpdateArgs& args, const ExecContext& ctx) {
     p.begin[a] = s.begin[a];
     p.end[a] = s.end[a];
   }
-  p.x_base = s.begin[2] / 32 * 32;
-  const int tiles_x = (s.end[2] - p.x_base + S::kTX - 1) / S::kTX;
-  p.tiles_y = (s.end[1] - s.begin[1] + S::kTY - 1) / S::kTY;
+  const cuda::TileGrid tg = cuda::tile_grid(s, S::kTX, S::kTY);
+  p.x_base = tg.x_base;
+  const int tiles_x = tg.tiles_x;
+  p.tiles_y = tg.tiles_y;
   p.tiles = tiles_x * p.tiles_y;
   const int nzu = s.end[0] - s.begin[0];
   // One tile per column: no y neighbours, nothing to exchange. Fewer tiles than the policy's

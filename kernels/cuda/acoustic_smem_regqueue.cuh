@@ -360,9 +360,10 @@ void launch(const StepSpec& s, const UpdateArgs& args, const ExecContext& ctx) {
     p.begin[a] = s.begin[a];
     p.end[a] = s.end[a];
   }
-  p.x_base = s.begin[2] / 32 * 32;
-  p.tiles_x = (s.end[2] - p.x_base + S::kTX - 1) / S::kTX;
-  const int tiles_y = (s.end[1] - s.begin[1] + S::kTY - 1) / S::kTY;
+  const cuda::TileGrid tg = cuda::tile_grid(s, S::kTX, S::kTY);
+  p.x_base = tg.x_base;
+  p.tiles_x = tg.tiles_x;
+  const int tiles_y = tg.tiles_y;
   const int nzu = s.end[0] - s.begin[0];
   bool fused = false;
   const void* kernel = nullptr;

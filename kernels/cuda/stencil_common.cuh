@@ -160,6 +160,20 @@ std::string check_vector_layout(const StepSpec& s);
 // Both, as a KernelVariant::can_implement: what every z-marching variant of 16-byte loads needs.
 std::string can_implement_vector_zmarch(const StepSpec& s, int compute_capability);
 
+// The xy tiles of a z-marching launch of tx x ty cells: the first tile starts at begin[2] rounded
+// down to 32 floats (whole 128-byte row segments, 16-byte aligned float4s), so the tiles cover
+// the region's x extent from x_base; tiles_x by tiles_y of them.
+struct TileGrid {
+  int x_base, tiles_x, tiles_y;
+};
+inline TileGrid tile_grid(const StepSpec& s, int tx, int ty) {
+  TileGrid g;
+  g.x_base = s.begin[2] / 32 * 32;
+  g.tiles_x = (s.end[2] - g.x_base + tx - 1) / tx;
+  g.tiles_y = (s.end[1] - s.begin[1] + ty - 1) / ty;
+  return g;
+}
+
 // z-chunk length for a z-marching kernel: `tiles` xy tiles per plane, `nz` planes to update,
 // `slots` blocks resident at once on the device; each chunk pays about `warmup` plane-steps to
 // fill its queue. Chosen to make the last wave full rather than a small tail.

@@ -79,18 +79,12 @@ struct TtiSmem {
   float gy[2][S::kH][S::kTX];
 };
 
+// The naive variant's parameters (region, surface, weights, sponge) and the tiling.
 template <int R>
-struct TtiParams {
-  Layout l;
-  int begin[3], end[3];
+struct TtiParams : cuda::AnisoParams<R> {
   int x_base;   // x of the first tile: begin[2] rounded down to 32
   int tiles_x;  // tiles per row of tiles
   int zchunk;   // output planes per block
-  int surface;
-  bool free_surface;
-  float w2[3][R + 1];  // second-derivative weights / h^2 per axis (z, y, x), index 0 unused
-  float w1[3][R + 1];  // first-derivative weights / h
-  cuda::SpongeParams sponge;
 };
 
 __device__ __forceinline__ int wrap_slot(int s, int n) {
@@ -415,27 +409,12 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
     if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
       throw std::invalid_argument("tti smem_ring: field pointers must be 16-byte aligned");
   TtiParams<R> p{};
-  p.l = s.layout;
-  for (int ax = 0; ax < 3; ++ax) {
-    p.begin[ax] = s.begin[ax];
-    p.end[ax] = s.end[ax];
-  }
-  p.surface = s.surface;
-  p.free_surface = s.free_surface;
-  p.x_base = s.begin[2] / 32 * 32;
-  p.tiles_x = (s.end[2] - p.x_base + S::kTX - 1) / S::kTX;
-  const int tiles_y = (s.end[1] - s.begin[1] + S::kTY - 1) / S::kTY;
+  static_cast<cuda::AnisoParams<R>&>(p) = cuda::AnisoParams<R>::from(s);
+  const cuda::TileGrid tg = cuda::tile_grid(s, S::kTX, S::kTY);
+  p.x_base = tg.x_base;
+  p.tiles_x = tg.tiles_x;
+  const int tiles_y = tg.tiles_y;
   const int nzu = s.end[0] - s.begin[0];
-  const auto a2 = second_derivative_weights(R);
-  const auto b1 = first_derivative_weights(R);
-  for (int ax = 0; ax < 3; ++ax) {
-    p.w2[ax][0] = p.w1[ax][0] = 0.0f;
-    for (int k = 1; k <= R; ++k) {
-      p.w2[ax][k] = static_cast<float>(a2[k] / (s.h[ax] * s.h[ax]));
-      p.w1[ax][k] = static_cast<float>(b1[k] / s.h[ax]);
-    }
-  }
-  p.sponge = cuda::SpongeParams::from(s);
 
   cuda::DiagAccum* acc = a.diag;
   const void* kernel;
