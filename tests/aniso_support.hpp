@@ -20,6 +20,18 @@ struct AnisoCase {
   Field phi = [](int, int, int) { return 0.0; };    // degrees from +x towards +y
 };
 
+// A homogeneous medium: the same eps, delta, tilt and azimuth (degrees) in every cell.
+inline AnisoCase constant_case(Physics kind, double eps, double delta, double theta = 0.0,
+                               double phi = 0.0) {
+  AnisoCase c;
+  c.kind = kind;
+  c.epsilon = [=](int, int, int) { return eps; };
+  c.delta = [=](int, int, int) { return delta; };
+  c.theta = [=](int, int, int) { return theta; };
+  c.phi = [=](int, int, int) { return phi; };
+  return c;
+}
+
 // Each field is sampled over all cells in the order z, y, x, one field after the other.
 inline Medium make_aniso_model(const Problem& p, const AnisoCase& c) {
   const Layout& l = p.grid.layout();

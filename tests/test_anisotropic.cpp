@@ -275,13 +275,7 @@ constexpr int kN = 64, kNear = 12, kFar = 26;
 KinematicRun kinematic_run(Physics kind, double theta, double phi, double delta = kDelta) {
   auto p = test::homogeneous(test::cube_grid(kN, kN, kN, kH), test::no_boundary(), 8, kV, 0.9);
   p.dt = 0.5 * stability_limit(kV * std::sqrt(1 + 2 * kEps), 4, p.spec.h);
-  AnisoCase c;
-  c.kind = kind;
-  c.epsilon = [](int, int, int) { return kEps; };
-  c.delta = [=](int, int, int) { return delta; };
-  c.theta = [=](int, int, int) { return theta; };
-  c.phi = [=](int, int, int) { return phi; };
-  const Medium m = make_aniso_model(p, c);
+  const Medium m = make_aniso_model(p, test::constant_case(kind, kEps, delta, theta, phi));
   const double th = theta * kDeg, ph = phi * kDeg;
   // Rotation taking e_z to the axis n and e_x to a perpendicular in the (n, z) plane.
   const double axis[3] = {std::sin(th) * std::cos(ph), std::sin(th) * std::sin(ph), std::cos(th)};

@@ -59,13 +59,8 @@ std::vector<double> measure_reflection(const Case& med, const BoundaryConfig& b,
   auto traces = [&](int nx, const std::vector<Vec3>& rec, int nt) {
     auto p = test::homogeneous(test::cube_grid(nx, kNy, kNz, kH), b, kOrder, kV, 0, dt);
     p.spec = make_step_spec(p.grid, b, kV, p.dt, 0.0, vmax);
-    test::AnisoCase c;
-    c.kind = med.kind;
-    c.epsilon = [](int, int, int) { return kEps; };
-    c.delta = [](int, int, int) { return kDelta; };
-    c.theta = [&](int, int, int) { return med.theta_deg; };
-    c.phi = [](int, int, int) { return 0.0; };
-    const Medium m = test::make_aniso_model(p, c);
+    const Medium m =
+        test::make_aniso_model(p, test::constant_case(med.kind, kEps, kDelta, med.theta_deg));
     SourceConfig sc;
     sc.frequency = kF;
     const auto w = make_wavelet(sc, p.dt, nt);

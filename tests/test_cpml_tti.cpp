@@ -69,13 +69,8 @@ std::vector<double> measure(double theta, double phi, const BoundaryConfig& b, c
     auto p = test::homogeneous(test::cube_grid(nx, kNy, kNz, kH), b, kOrder, kV, 0, dt);
     p.spec = make_step_spec(p.grid, b, kV, p.dt, 0.0, vmax);
     test::damp_after(p.spec, lay.start, b.width);
-    test::AnisoCase c;
-    c.kind = Physics::kTti;
-    c.epsilon = [=](int, int, int) { return eps; };
-    c.delta = [=](int, int, int) { return delta; };
-    c.theta = [=](int, int, int) { return theta; };
-    c.phi = [=](int, int, int) { return phi; };
-    Medium m = test::make_aniso_model(p, c);
+    Medium m =
+        test::make_aniso_model(p, test::constant_case(Physics::kTti, eps, delta, theta, phi));
     if (p.spec.cpml_on()) test::taper_layer_medium(m, p.spec, lay.taper);
     SourceConfig sc;
     sc.frequency = kF;
@@ -194,11 +189,7 @@ TEST(TtiCpmlLayer, StableOnRandomTiltsShort) {
 // and every other engine, refuses it with the one-line reason (kernels/medium.hpp).
 TEST(TtiCpmlLayer, TiltedDampedLayerIsRefused) {
   auto p = test::homogeneous(test::cube_grid(10, 10, 10, 10.0), test::cpml(6, 20), 4, 2000, 0.5);
-  test::AnisoCase c;
-  c.kind = Physics::kTti;
-  c.epsilon = [](int, int, int) { return 0.2; };
-  c.delta = [](int, int, int) { return 0.1; };
-  c.theta = [](int, int, int) { return 30.0; };
+  const test::AnisoCase c = test::constant_case(Physics::kTti, 0.2, 0.1, 30.0);
   try {
     reference::CpuEngine<float> e(p.spec, test::make_aniso_model(p, c), p.dt);
     ADD_FAILURE() << "no exception";
