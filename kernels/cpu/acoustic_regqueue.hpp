@@ -83,10 +83,7 @@ SEISFD_CPU_INLINE void acoustic_rows(const Weights<T, R>& w, const AcousticArgs<
       const V r =
           S::load(ab[u] + x) * (T(2) * q[u + R] - S::load(ab[u] + b_off + x) * S::load(a.prev + i) +
                                 S::load(a.vdt2 + i) * lap);
-      if (x >= xa && x + W <= xb)
-        S::store(a.next + i, r);
-      else
-        S::store_lanes(a.next + i, r, std::max(0, xa - x), std::min(W, xb - x));
+      S::store_range(a.next + i, r, x, xa, xb);
       lo[u] = mid[u];
       mid[u] = hi;
     });

@@ -9,6 +9,7 @@
 // (one load a vector instead of 2R + 1 unaligned ones), and the z neighbours kept in registers
 // across the planes a pass updates together.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -67,6 +68,15 @@ struct Simd {
 #else
     for (int l = lo; l < hi; ++l) p[l] = v[l];
 #endif
+  }
+
+  // The lanes of the vector of cells x .. x + kLanes - 1 that fall in [xa, xb), stored at p (the
+  // address of cell x): one whole store when all of them do (a row's interior).
+  static SEISFD_CPU_INLINE void store_range(T* p, V v, int x, int xa, int xb) {
+    if (x >= xa && x + kLanes <= xb)
+      store(p, v);
+    else
+      store_lanes(p, v, std::max(0, xa - x), std::min(kLanes, xb - x));
   }
 
   // The vector that starts K lanes into lo and continues into hi (0 <= K <= kLanes): with lo,

@@ -115,13 +115,7 @@ SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a,
     // (tests/mpi/decomposed_equal.py).
     V p0 = nz * t0, p1 = ny * t1, p2 = nxv * t2;
     asm("" : "+v"(p0), "+v"(p1), "+v"(p2));
-    const int lo = std::max(0, -x), hi = std::min(W, nx - x);
-    auto put = [&](T* dst, V v) SEISFD_UNROLLED {
-      if (lo == 0 && hi == W)
-        S::store(dst + x, v);
-      else
-        S::store_lanes(dst + x, v, lo, hi);
-    };
+    auto put = [&](T* dst, V v) SEISFD_UNROLLED { S::store_range(dst + x, v, x, 0, nx); };
     if constexpr (kNeed != kCrossY) put(out[0], nz * (p1 + p2));
     if constexpr (kNeed != kCrossZ) put(out[1], ny * (p0 + p2));
     if constexpr (kNeed == kCrossAll) put(out[2], nxv * (p0 + p1));
@@ -240,14 +234,8 @@ SEISFD_CPU_INLINE void update_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a
     const V A = S::load(ab + x), B = S::load(ab + b_off + x), v = S::load(a.V + i);
     const V np = A * (T(2) * S::load(a.pc + i) - B * S::load(a.pn + i) + v * fp);
     const V nq = A * (T(2) * S::load(a.qc + i) - B * S::load(a.qn + i) + v * fq);
-    if (x >= xa && x + W <= xb) {
-      S::store(a.pn + i, np);
-      S::store(a.qn + i, nq);
-    } else {
-      const int lo = std::max(0, xa - x), hi = std::min(W, xb - x);
-      S::store_lanes(a.pn + i, np, lo, hi);
-      S::store_lanes(a.qn + i, nq, lo, hi);
-    }
+    S::store_range(a.pn + i, np, x, xa, xb);
+    S::store_range(a.qn + i, nq, x, xa, xb);
   }
 }
 

@@ -118,14 +118,8 @@ SEISFD_CPU_INLINE void vti_rows(const VtiWeights<T, R>& w, const VtiArgs<T>& a, 
       const V A = S::load(ab[u] + x), B = S::load(ab[u] + b_off + x), v = S::load(a.V + i);
       const V np = A * (T(2) * pc - B * S::load(a.pn + i) + v * fp);
       const V nq = A * (T(2) * qc - B * S::load(a.qn + i) + v * fq);
-      if (x >= xa && x + W <= xb) {
-        S::store(a.pn + i, np);
-        S::store(a.qn + i, nq);
-      } else {
-        const int l = std::max(0, xa - x), h = std::min(W, xb - x);
-        S::store_lanes(a.pn + i, np, l, h);
-        S::store_lanes(a.qn + i, nq, l, h);
-      }
+      S::store_range(a.pn + i, np, x, xa, xb);
+      S::store_range(a.qn + i, nq, x, xa, xb);
       lo[u] = mid[u];
       mid[u] = hi;
     });
