@@ -87,6 +87,21 @@ struct TtiParams : cuda::AnisoParams<R> {
   int zchunk;   // output planes per block
 };
 
+// Each g component is formed at three sites: the halo tasks, the own cell, and the planes
+// outside the chunk's outputs (g_z only). They round alike, explicitly: which of two products the
+// compiler fuses into an fma otherwise differs between the sites (a product shared by g_x and g_y
+// of the own cell is not fused), and the result would depend on where the tiles and the z chunks
+// fall (a step split around an interior, or a grid cut into ranks, would no longer repeat the
+// whole step's bits).
+// One central first-derivative term: acc + w (a - b).
+__device__ __forceinline__ float d1_term(float w, float d, float acc) {
+  return __fmaf_rn(w, d, acc);
+}
+// n_a (n_b t_b + n_c t_c), the n_b t_b product fused.
+__device__ __forceinline__ float g_axis(float na, float nb, float tb, float nc, float tc) {
+  return __fmul_rn(na, __fmaf_rn(nb, tb, __fmul_rn(nc, tc)));
+}
+
 __device__ __forceinline__ int wrap_slot(int s, int n) {
   return s < 0 ? s + n : (s >= n ? s - n : s);
 }
@@ -252,19 +267,19 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
 #pragma unroll
         for (int k = 1; k <= R; ++k) {
           const float wa = xt ? p.w1[1][k] : p.w1[2][k];
-          tau += wa * (U0[idx + k * st] - U0[idx - k * st]);
-          taw += wa * (W0[idx + k * st] - W0[idx - k * st]);
+          tau = d1_term(wa, U0[idx + k * st] - U0[idx - k * st], tau);
+          taw = d1_term(wa, W0[idx + k * st] - W0[idx - k * st], taw);
           const int sp = wrap_slot(sc + k, kSl), sm_ = wrap_slot(sc - k, kSl);
-          tzu += p.w1[0][k] * (sm.ring[sp][0][idx] - sm.ring[sm_][0][idx]);
-          tzw += p.w1[0][k] * (sm.ring[sp][1][idx] - sm.ring[sm_][1][idx]);
+          tzu = d1_term(p.w1[0][k], sm.ring[sp][0][idx] - sm.ring[sm_][0][idx], tzu);
+          tzw = d1_term(p.w1[0][k], sm.ring[sp][1][idx] - sm.ring[sm_][1][idx], tzw);
         }
         const float nz = Nz[idx], ny = Ny[idx], nx = Nx[idx];
         if (xt) {  // g_x = n_x (n_z t_z + n_y t_y)
-          sm.gx[0][hr][hc] = surface_row ? 0.f : nx * (nz * tzu + ny * tau);
-          sm.gx[1][hr][hc] = surface_row ? 0.f : nx * (nz * tzw + ny * taw);
+          sm.gx[0][hr][hc] = surface_row ? 0.f : g_axis(nx, nz, tzu, ny, tau);
+          sm.gx[1][hr][hc] = surface_row ? 0.f : g_axis(nx, nz, tzw, ny, taw);
         } else {  // g_y = n_y (n_z t_z + n_x t_x)
-          sm.gy[0][hr][hc] = surface_row ? 0.f : ny * (nz * tzu + nx * tau);
-          sm.gy[1][hr][hc] = surface_row ? 0.f : ny * (nz * tzw + nx * taw);
+          sm.gy[0][hr][hc] = surface_row ? 0.f : g_axis(ny, nz, tzu, nx, tau);
+          sm.gy[1][hr][hc] = surface_row ? 0.f : g_axis(ny, nz, tzw, nx, taw);
         }
       }
 
@@ -280,8 +295,8 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
           const float ap = Nx[cidx + k] * Nx[cidx + k], am = Nx[cidx - k] * Nx[cidx - k];
           const float up = U0[cidx + k], um = U0[cidx - k];
           const float wp = W0[cidx + k], wm = W0[cidx - k];
-          txu += p.w1[2][k] * (up - um);
-          txw += p.w1[2][k] * (wp - wm);
+          txu = d1_term(p.w1[2][k], up - um, txu);
+          txw = d1_term(p.w1[2][k], wp - wm, txw);
           dxu += p.w2[2][k] * ((axc + ap) * (up - uc) - (am + axc) * (uc - um));
           dxw += p.w2[2][k] * ((axc + ap) * (wp - wc) - (am + axc) * (wc - wm));
           lap += p.w2[2][k] * (up - 2.0f * uc + um);
@@ -291,8 +306,8 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
           const float ap = Ny[cidx + o1] * Ny[cidx + o1], am = Ny[cidx - o1] * Ny[cidx - o1];
           const float up = U0[cidx + o1], um = U0[cidx - o1];
           const float wp = W0[cidx + o1], wm = W0[cidx - o1];
-          tyu += p.w1[1][k] * (up - um);
-          tyw += p.w1[1][k] * (wp - wm);
+          tyu = d1_term(p.w1[1][k], up - um, tyu);
+          tyw = d1_term(p.w1[1][k], wp - wm, tyw);
           dyu += p.w2[1][k] * ((ayc + ap) * (up - uc) - (am + ayc) * (uc - um));
           dyw += p.w2[1][k] * ((ayc + ap) * (wp - wc) - (am + ayc) * (wc - wm));
           lap += p.w2[1][k] * (up - 2.0f * uc + um);
@@ -302,19 +317,19 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
           const float ap = az[R + k], am = az[R - k];
           const float up = sm.ring[sp][0][cidx], um = sm.ring[sm_][0][cidx];
           const float wp = sm.ring[sp][1][cidx], wm = sm.ring[sm_][1][cidx];
-          tzu += p.w1[0][k] * (up - um);
-          tzw += p.w1[0][k] * (wp - wm);
+          tzu = d1_term(p.w1[0][k], up - um, tzu);
+          tzw = d1_term(p.w1[0][k], wp - wm, tzw);
           dzu += p.w2[0][k] * ((azc + ap) * (up - uc) - (am + azc) * (uc - um));
           dzw += p.w2[0][k] * ((azc + ap) * (wp - wc) - (am + azc) * (wc - wm));
           lap += p.w2[0][k] * (up - 2.0f * uc + um);
         }
       }
-      sm.gx[0][ty][kRP + tx] = surface_row ? 0.f : nxc * (nzc * tzu + nyc * tyu);
-      sm.gx[1][ty][kRP + tx] = surface_row ? 0.f : nxc * (nzc * tzw + nyc * tyw);
-      sm.gy[0][ty + R][tx] = surface_row ? 0.f : nyc * (nzc * tzu + nxc * txu);
-      sm.gy[1][ty + R][tx] = surface_row ? 0.f : nyc * (nzc * tzw + nxc * txw);
-      gzu = nzc * (nyc * tyu + nxc * txu);
-      gzw = nzc * (nyc * tyw + nxc * txw);
+      sm.gx[0][ty][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzu, nyc, tyu);
+      sm.gx[1][ty][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzw, nyc, tyw);
+      sm.gy[0][ty + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzu, nxc, txu);
+      sm.gy[1][ty + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzw, nxc, txw);
+      gzu = g_axis(nzc, nyc, tyu, nxc, txu);
+      gzw = g_axis(nzc, nyc, tyw, nxc, txw);
       own_u = lap - 0.5f * (dzu + dyu + dxu);
       own_w = 0.5f * (dzw + dyw + dxw);
     } else {
@@ -322,14 +337,14 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
       float txu = 0.f, tyu = 0.f, txw = 0.f, tyw = 0.f;
 #pragma unroll
       for (int k = 1; k <= R; ++k) {
-        txu += p.w1[2][k] * (U0[cidx + k] - U0[cidx - k]);
-        txw += p.w1[2][k] * (W0[cidx + k] - W0[cidx - k]);
-        tyu += p.w1[1][k] * (U0[cidx + k * kW] - U0[cidx - k * kW]);
-        tyw += p.w1[1][k] * (W0[cidx + k * kW] - W0[cidx - k * kW]);
+        txu = d1_term(p.w1[2][k], U0[cidx + k] - U0[cidx - k], txu);
+        txw = d1_term(p.w1[2][k], W0[cidx + k] - W0[cidx - k], txw);
+        tyu = d1_term(p.w1[1][k], U0[cidx + k * kW] - U0[cidx - k * kW], tyu);
+        tyw = d1_term(p.w1[1][k], W0[cidx + k * kW] - W0[cidx - k * kW], tyw);
       }
       const float nzc = Nz[cidx], nyc = Ny[cidx], nxc = Nx[cidx];
-      gzu = nzc * (nyc * tyu + nxc * txu);
-      gzw = nzc * (nyc * tyw + nxc * txw);
+      gzu = g_axis(nzc, nyc, tyu, nxc, txu);
+      gzw = g_axis(nzc, nyc, tyw, nxc, txw);
     }
     // The current levels of the plane updated now (forward: from the ring, whose slot of plane
     // o is not the one being filled).
