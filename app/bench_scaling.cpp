@@ -70,7 +70,7 @@ int cmd_bench_scaling(const BenchArgs& a) {
   const std::string stamp = now_stamp();
   std::ostringstream csv;
   csv << "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,"
-         "decomposition,overlap\n";
+         "decomposition,overlap,exchange_wait_seconds\n";
   std::string device = "cpu";
   for (const std::string& physics : a.physics)
     for (int order : a.orders)
@@ -110,7 +110,8 @@ int cmd_bench_scaling(const BenchArgs& a) {
             << p["steps"].get<long long>() << "," << p["seconds"].get<double>() << ","
             << p["gcells_per_s"].get<double>() << "," << par.value("exchange", "none") << ","
             << par.value("exchange_seconds_rank0", 0.0) << "," << decomposition << ","
-            << (par.value("overlap", false) ? "true" : "false") << "\n";
+            << (par.value("overlap", false) ? "true" : "false") << ","
+            << par.value("exchange_wait_seconds_rank0", -1.0) << "\n";
         std::printf("%-8s o%-2d %-6s %3d rank(s) %5d x %5d x %5d  %9.3f Gcells/s  exchange %s\n",
                     physics.c_str(), order, a.scaling.c_str(), k, nx, ny, nz,
                     p["gcells_per_s"].get<double>(), par.value("exchange", "none").c_str());

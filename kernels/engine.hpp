@@ -238,17 +238,28 @@ class Engine {
   // anyway). Throws std::invalid_argument where the engine has no update for the direction.
   virtual void advance(WaveState& state, int n_begin, int n_end, const StepIo& io) = 0;
 
-  // Step n split around a halo exchange (docs/parallel.md): the same as advance(s, n, n + 1,
-  // io), except that the halo of s's current level is filled by exchange() during the step. An
-  // engine that can queues the update of the cells of `inner` (whose stencil reads no halo)
-  // first, then calls exchange(), which orders its own work before what is queued after it,
-  // and then queues the rest of the step: the boundary's corrections and the update of the cells
-  // around `inner`, then the injection and the rest. This default calls exchange() and then
-  // advances.
-  virtual void advance_split(WaveState& s, int n, const StepIo& io, const Box& /*inner*/,
-                             const std::function<void()>& exchange) {
-    exchange();
-    advance(s, n, n + 1, io);
+  // Steps [n_begin, n_end) split around a halo exchange (docs/parallel.md): the same as
+  // advance(s, n_begin, n_end, io), except that the halo of s's current level is filled during
+  // each step by x. An engine that can, for each step, calls x.start() where the current level
+  // is complete, queues the update of the cells of `inner` (whose stencil reads no halo), calls
+  // x.finish(), which orders its own work before what is queued after it, and then queues the
+  // rest of the step: the boundary's corrections and the update of the cells around `inner`, the
+  // injection and the rest. Where x.device_ordered, start() and finish() only queue work on the
+  // engine's stream (no host waits), and the engine may record the steps in a graph (the hooks
+  // are then called while recording, not again when it replays). This default calls x.start(),
+  // x.finish() and advances, step after step.
+  struct SplitExchange {
+    std::function<void()> start, finish;
+    bool device_ordered = false;
+    const void* id = nullptr;  // the exchange: a recorded graph is of one exchange only
+  };
+  virtual void advance_split(WaveState& s, int n_begin, int n_end, const StepIo& io,
+                             const Box& /*inner*/, const SplitExchange& x) {
+    for (int n = n_begin; n < n_end; ++n) {
+      x.start();
+      x.finish();
+      advance(s, n, n + 1, io);
+    }
   }
   // Where the engine queues its work (device and stream); {} for an engine that computes where
   // it is called.

@@ -38,17 +38,17 @@ void Propagation::steps(int n_begin, int n_end) {
   }
   const int fields = traits(engine_.physics()).fields;
   if (exchange_->overlaps() && exchange_->overlap) {
-    const Box inner = exchange_->interior(engine_.spec());
-    const auto finish = [&] {
+    Engine::SplitExchange x;
+    x.start = [&] { exchange_->start(*state_); };
+    x.finish = [&] {
       const auto t0 = std::chrono::steady_clock::now();
       exchange_->finish(*state_, fields);
       exchange_->seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };
-    for (int n = n_begin; n < n_end; ++n) {
-      exchange_->start(*state_);
-      engine_.advance_split(*state_, n, io_, inner, finish);
-    }
+    x.device_ordered = exchange_->device_ordered();
+    x.id = exchange_;
+    engine_.advance_split(*state_, n_begin, n_end, io_, exchange_->interior(engine_.spec()), x);
     return;
   }
   for (int n = n_begin; n < n_end; ++n) {

@@ -29,12 +29,18 @@ class HaloExchange {
   virtual void start(WaveState& /*s*/) {}
   virtual void finish(WaveState& s, int fields) { exchange(s, fields); }
   virtual Box interior(const StepSpec& spec) const;
+  // start() and finish() only queue work on the engine's stream, synchronised with the
+  // neighbours on the device (no host waits): the steps may go into one graph.
+  virtual bool device_ordered() const { return false; }
   bool overlap = true;  // false: exchange after each step even where it could overlap
 
   // Wall time spent in the exchange by the host: after the steps had finished without overlap
   // (the exposed communication), beside the interior's update with it. Kept by
   // Propagation::steps.
   double seconds = 0;
+  // For an exchange synchronised on the device: the time the engine's stream stood waiting for
+  // the neighbours' faces, so far (the exposed communication; waits for the device); else -1.
+  virtual double wait_seconds() const { return -1; }
 };
 
 class Propagation {

@@ -43,7 +43,9 @@
 #              SCALING_KINDS pick; SCALING_OVERLAP="true false" runs several ranks both ways;
 #              SCALING_REPEATS (1) runs each point that often; SCALING_BIND: mpirun --bind-to;
 #              SCALING_EXCHANGE ("auto"): the parallel.exchange values to run on several ranks;
-#              first `nvidia-smi topo -m` and `seisfd bench --peer` (each pair's bandwidth)
+#              first `nvidia-smi topo -m` and `seisfd bench --peer` (each pair's bandwidth);
+#              with BASELINE, each point of SCALING_BASELINE_PHYSICS (acoustic) also with the
+#              baseline's binary right after (the CSV's tree column)
 #   shots      shot-parallel modelling and migration of configs/rtm_salt.toml (SHOTS_EQ, acoustic):
 #              1 shot on 1 GPU, then as many shots as GPUs, one shot group a GPU; wall seconds
 #              and the per-GPU efficiency into $OUT/results/shots.csv
@@ -89,7 +91,7 @@ build_tree() {  # build_tree SRC BUILD_DIR [cmake args...]
   t0=$(date +%s)
   { cmake -S "$src" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSEISFD_CUDA=ON \
       -DCMAKE_CUDA_ARCHITECTURES=90 -DSEISFD_TOMLPP_INCLUDE_DIR="$PWD/.deps/include" "$@" &&
-    cmake --build "$dir" -j 16 ${BUILD_TARGET:+--target $BUILD_TARGET}; } > "$OUT/build_$(basename "$dir").log" 2>&1 ||
+    cmake --build "$dir" -j "$(nproc)" ${BUILD_TARGET:+--target $BUILD_TARGET}; } > "$OUT/build_$(basename "$dir").log" 2>&1 ||
     { tail -30 "$OUT/build_$(basename "$dir").log" | tee -a "$S"; exit 1; }
   grep -i "spill" "$OUT/build_$(basename "$dir").log" | sort | uniq -c | head -10 >> "$S"
   echo "build $src -> $dir: $(( $(date +%s) - t0 )) s" | tee -a "$S"
@@ -473,7 +475,7 @@ step_scaling() {
   nvidia-smi topo -m 2>&1 | tee -a "$S" "$OUT/results/topo.txt"
   [ "$ngpu" -gt 1 ] && $B/app/seisfd bench --peer --out "$OUT/results" 2>&1 | tee -a "$S"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  echo "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,decomposition,overlap,requested" > "$csv"
+  echo "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,decomposition,overlap,requested,exchange_wait_seconds,tree" > "$csv"
   local tti=(--set physics.equation=\"tti\" --set model.epsilon=0.2 --set model.delta=0.1
              --set model.theta=30.0 --set model.phi=20.0)
   for eq in ${SCALING_PHYSICS:-acoustic tti}; do
@@ -499,21 +501,31 @@ step_scaling() {
         # SCALING_BIND (default core, OpenMPI's own default for 2 ranks): mpirun --bind-to; "none"
         # leaves each rank every core (one suspect of the 2x run-to-run spread, bench/NOTES.md).
         [ $n -gt 1 ] && launch=(mpirun --oversubscribe --bind-to ${SCALING_BIND:-core} -np $n)
-        timeout 300 "${launch[@]}" $B/app/seisfd run $cfg --backend cuda --quiet --overwrite \
+        # With BASELINE: the baseline's binary too, right after, for SCALING_BASELINE_PHYSICS.
+        local trees=new
+        [ -n "${BASELINE:-}" ] && [[ " ${SCALING_BASELINE_PHYSICS:-acoustic} " == *" $eq "* ]] &&
+          trees="new baseline"
+        for tree in $trees; do
+        local bin=$B/app/seisfd
+        [ $tree = baseline ] && bin=build/baseline/app/seisfd
+        rm -rf "$d"  # a failed run leaves no report of an earlier one to be read as its own
+        timeout 300 "${launch[@]}" $bin run $cfg --backend cuda --quiet --overwrite \
           "${extra[@]}" --set time.duration=$dur --set output.directory=\"$d\" \
           --set parallel.overlap=$ov --set parallel.exchange=\"$ex\" > /tmp/scaling.log 2>&1 ||
           tail -3 /tmp/scaling.log | tee -a "$S"
-        python3 - "$eq" "$kind" "$n" "$nz" "$ny" "$nx" "$d/report.json" "$ov" "$ex" <<'PY' | tee -a "$csv" "$S"
+        python3 - "$eq" "$kind" "$n" "$nz" "$ny" "$nx" "$d/report.json" "$ov" "$ex" "$tree" <<'PY' | tee -a "$csv" "$S"
 import json, sys
-eq, kind, n, nz, ny, nx, path, ov, ex = sys.argv[1:]
+eq, kind, n, nz, ny, nx, path, ov, ex, tree = sys.argv[1:]
 try:
     r = json.load(open(path)); p = r["performance"]; par = r.get("parallel", {})
     print(f"{eq},{kind},{n},{nz},{ny},{nx},{p['steps']},{p['seconds']:.4f},{p['gcells_per_s']:.2f},"
           f"{par.get('exchange', 'none')},{par.get('exchange_seconds_rank0', 0):.4f},"
-          f"{'x'.join(map(str, par.get('decomposition', [1, 1, 1])))},{ov},{ex}")
+          f"{'x'.join(map(str, par.get('decomposition', [1, 1, 1])))},{ov},{ex},"
+          f"{par.get('exchange_wait_seconds_rank0', -1):.4f},{tree}")
 except Exception as e:
-    print(f"{eq},{kind},{n},{nz},{ny},{nx},0,0,0,failed: {e},0,,{ov},{ex}")
+    print(f"{eq},{kind},{n},{nz},{ny},{nx},0,0,0,failed: {e},0,,{ov},{ex},-1,{tree}")
 PY
+        done
         done
         done
         done

@@ -151,7 +151,8 @@ nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ra
           {"exchange", exchange ? exchange->name() : "none"},
           {"overlap", exchange && exchange->overlaps() && exchange->overlap},
           {"cuda_aware_mpi", parallel::cuda_aware_mpi()},
-          {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0}};
+          {"exchange_seconds_rank0", exchange ? exchange->seconds : 0.0},
+          {"exchange_wait_seconds_rank0", exchange ? exchange->wait_seconds() : -1.0}};
 }
 
 RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, parallel::Comm world) {

@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -144,28 +145,39 @@ class CudaEngine final : public Engine {
     s.set_step(n_end);
   }
 
-  // The interior's update queued before exchange(), the rest after it. Not split (exchange()
-  // first, then the whole step): variants with whole-layout passes (scratch arrays: TTI's cross
-  // terms would be computed once per box), the adjoint and fused imaging, volume sources and
-  // regions, an empty interior, and interiors cut in x: a face `halo` cells thick in x is
-  // updated as whole tiles 32 cells wide or more, which costs more than the exchange it hides
-  // (2 x H100, 512^3 a GPU, 1x1x2: bench/NOTES.md).
-  void advance_split(WaveState& state, int n, const StepIo& io, const Box& inner,
-                     const std::function<void()>& exchange) override {
+  // Each step's interior update queued between x.start() and x.finish(), the rest after them;
+  // the steps as one graph (per launch of diagnostics) where x is ordered on the device. Not
+  // split (x.start(), x.finish(), then the whole step): variants with whole-layout passes
+  // (scratch arrays: TTI's cross terms would be computed once per box), the adjoint and fused
+  // imaging, volume sources and regions, an empty interior, and interiors cut in x: a face
+  // `halo` cells thick in x is updated as whole tiles 32 cells wide or more, which costs more
+  // than the exchange it hides (2 x H100, 512^3 a GPU, 1x1x2: bench/NOTES.md).
+  void advance_split(WaveState& state, int n_begin, int n_end, const StepIo& io, const Box& inner,
+                     const SplitExchange& x) override {
     if (variant_.scratch_arrays > 0 || io.direction != Direction::kForward || imaging_ ||
         io.region || io.volume[0] || io.volume[1] || inner.cells() == 0 ||
         inner.lo[2] != spec_.begin[2] || inner.hi[2] != spec_.end[2]) {
-      exchange();
-      advance(state, n, n + 1, io);
+      Engine::advance_split(state, n_begin, n_end, io, inner, x);
       return;
     }
+    if (n_end <= n_begin) return;
     CudaState& s = own(state);
     const cuda::DeviceGuard guard(device_);
-    if (n != device_step_) cuda::launch_set_step(step_.get(), n, stream());
-    const Split split{inner, &exchange};
-    launch_chunk(s, n, n + 1, io, &split);
-    device_step_ = n + 1;
-    s.set_step(n + 1);
+    if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, stream());
+    const Split split{inner, &x};
+    // As advance(): launches of at most kPerLaunch reductions each; one step at a time where
+    // the exchange waits on the host.
+    const int64_t every = diagnostics_every();
+    for (int n = n_begin; n < n_end;) {
+      int end = x.device_ordered ? n_end : n + 1;
+      if (every > 0)
+        end = static_cast<int>(
+            std::min<int64_t>(end, first_due(n) + every * cuda::DiagQueue::kPerLaunch));
+      launch_chunk(s, n, end, io, &split);
+      n = end;
+    }
+    device_step_ = n_end;
+    s.set_step(n_end);
   }
 
   ExecContext context() const override { return ctx(); }
@@ -325,10 +337,17 @@ class CudaEngine final : public Engine {
  private:
   // (steps, state, its current p (the levels' parity), steps between reductions, step of the
   // first reduction or -1, direction, sources, receivers)
-  using GraphKey = std::tuple<int, uint64_t, const float*, int, int, int, uint64_t, uint64_t>;
+  // (steps, state, its current level, diagnostics every and first, direction, sources,
+  // receivers, a split's exchange and interior)
+  using GraphKey = std::tuple<int, uint64_t, const float*, int, int, int, uint64_t, uint64_t,
+                              const void*, std::array<int, 6>>;
   // Graphs of states, sources or receivers that are gone are never launched again (ids are not
   // reused); past this many the cache starts over.
   static constexpr size_t kMaxGraphs = 64;
+
+  static std::array<int, 6> box_key(const Box& b) {
+    return {b.lo[0], b.lo[1], b.lo[2], b.hi[0], b.hi[1], b.hi[2]};
+  }
 
   cudaStream_t stream() const { return stream_.get(); }
 
@@ -372,7 +391,7 @@ class CudaEngine final : public Engine {
   // One step split around a halo exchange (advance_split): the update of `inner` first.
   struct Split {
     Box inner;
-    const std::function<void()>* exchange;
+    const SplitExchange* exchange;
   };
 
   // Steps [n, end) as one graph, or as plain launches, with the reductions due among them.
@@ -384,8 +403,10 @@ class CudaEngine final : public Engine {
     std::vector<int> fields;
     for (int k = first; every > 0 && k < count; k += every) fields.push_back(n + k);
     queue_->make_room(static_cast<int>(fields.size()));
-    // Volume sources and regions change between the one-step runs that use them: plain launches.
-    const bool plain = io.region || io.volume[0] || io.volume[1] || split;
+    // Volume sources and regions change between the one-step runs that use them, and a split's
+    // exchange may wait on the host: plain launches.
+    const bool plain =
+        io.region || io.volume[0] || io.volume[1] || (split && !split->exchange->device_ordered);
     if (!use_graphs_ || count < 2 || plain) {
       enqueue(st, count, s, first, every, io, split);
     } else {
@@ -398,13 +419,15 @@ class CudaEngine final : public Engine {
                          first,
                          static_cast<int>(io.direction),
                          src ? src->uid() : 0,
-                         rec ? rec->uid() : 0};
+                         rec ? rec->uid() : 0,
+                         split ? split->exchange->id : nullptr,
+                         box_key(split ? split->inner : Box{})};
       auto it = graphs_.find(key);
       if (it == graphs_.end()) {
         if (graphs_.size() >= kMaxGraphs) drop_graphs();
         cudaGraph_t g;
         CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-        enqueue(st, count, s, first, every, io);  // recorded, not run; leaves the roles as after
+        enqueue(st, count, s, first, every, io, split);  // recorded, not run; roles as after
         CUDA_CHECK(cudaStreamEndCapture(s, &g));
         cudaGraphExec_t exec;
         CUDA_CHECK(cudaGraphInstantiate(&exec, g, 0));
@@ -424,8 +447,8 @@ class CudaEngine final : public Engine {
   // the j-th such step into acc(j): the update does it where the variant fuses them, the
   // separate reduction otherwise. The chunk's last launch advances the step counter and
   // publishes the chunk's reductions.
-  // With a split (one step): the update of split->inner, the exchange, then the CPML's psi
-  // (which reads the halo) and the update of the boxes around the interior.
+  // With a split, each step: the exchange's start, the update of split->inner, its finish, then
+  // the CPML's psi (which reads the halo) and the update of the boxes around the interior.
   void enqueue(CudaState& st, int count, cudaStream_t s, int first, int every, const StepIo& io,
                const Split* split = nullptr) {
     const PhysicsTraits& t = traits(physics_);
@@ -467,8 +490,9 @@ class CudaEngine final : public Engine {
       const float* csrc[3] = {a.cur[t.cpml_source[0]], a.cur[t.cpml_source[1]],
                               a.cur[t.cpml_source[2]]};
       if (split) {
+        split->exchange->start();
         update(narrowed(spec_, split->inner), a, c);
-        (*split->exchange)();
+        split->exchange->finish();
         if (cpml) cpml->launch_psi(st.cpml(), csrc, s);
         for (const Box& b : shell_boxes(updated_region(spec_), split->inner))
           update(narrowed(spec_, b), a, c);
