@@ -570,17 +570,23 @@ step_decomp() {  # one acoustic whole run per decomposition of DECOMP (ranks, sp
   log "decomp: 200 steps of $cfg per decomposition, exchange peer"
   local specs=${DECOMP:-"2:[1,1,2]:512x512x1024 2:[2,1,1]:1024x512x512 4:[1,1,4]:512x512x2048 4:[4,1,1]:2048x512x512 4:[1,4,1]:512x2048x512 4:[2,2,1]:1024x1024x512"}
   for spec in $specs; do
-    local n=${spec%%:*} rest=${spec#*:} dec grid nz ny nx dt dur
+    # ranks:decomposition:grid[:key=value;key=value...] (further settings, ';' between them)
+    local n=${spec%%:*} rest=${spec#*:} dec grid nz ny nx dt dur more=""
     dec=${rest%%:*}; grid=${rest#*:}
+    case $grid in *:*) more=${grid#*:}; grid=${grid%%:*} ;; esac
     IFS=x read -r nz ny nx <<< "$grid"
     local ext=(--set grid.nx=$nx --set grid.ny=$ny --set grid.nz=$nz)
+    local kv
+    IFS=';' read -ra kv <<< "$more"
+    for k in "${kv[@]}"; do [ -n "$k" ] && ext+=(--set "$k"); done
     dt=$($B/app/seisfd check $cfg "${ext[@]}" 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
     dur=$(python3 -c "print($dt * 200)")
+    rm -rf /tmp/dc
     timeout 60 mpirun --oversubscribe --bind-to none -np $n $B/app/seisfd run $cfg --backend cuda \
       --quiet --overwrite "${ext[@]}" --set time.duration=$dur --set output.directory=\"/tmp/dc\" \
       --set "parallel.decomposition=$dec" --set parallel.exchange=\"peer\" > /tmp/dc.log 2>&1 ||
       tail -3 /tmp/dc.log | tee -a "$S"
-    python3 -c "import json; r=json.load(open('/tmp/dc/report.json')); print('$n $dec $grid', round(r['performance']['gcells_per_s'], 1), 'Gcells/s')" 2>&1 |
+    python3 -c "import json; r=json.load(open('/tmp/dc/report.json')); p=r.get('parallel', {}); print('$n $dec $grid $more', round(r['performance']['gcells_per_s'], 1), 'Gcells/s', round(r['performance']['seconds'], 3), 's, wait', p.get('exchange_wait_seconds_rank0'), 'host', p.get('exchange_seconds_rank0'), r['backend'].get('kernel'), r['backend'].get('compressible', ''))" 2>&1 |
       tee -a "$S"
   done
 }
