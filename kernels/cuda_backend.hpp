@@ -41,11 +41,14 @@ inline size_t cuda_state_bytes(Physics p, const StepSpec& spec) {
 
 // Device memory of an engine without its states: the medium's coefficients and the scratch of
 // the forward update (TTI: the six cross intermediates), plus the transposed update's scratch
-// (VTI, TTI: two) when `adjoint`.
-inline size_t cuda_engine_bytes(Physics p, const StepSpec& spec, bool adjoint = false) {
+// (VTI, TTI: two) when `adjoint`, plus the 16-bit codes of a compact medium (kept beside the
+// fp32 coefficients).
+inline size_t cuda_engine_bytes(Physics p, const StepSpec& spec, bool adjoint = false,
+                                ModelPrecision model = ModelPrecision::kFp32) {
   const int scratch = (p == Physics::kTti ? 6 : 0) + (adjoint && anisotropic(p) ? 2 : 0);
-  return (traits(p).medium_arrays + scratch) * static_cast<size_t>(spec.layout.size()) *
-         sizeof(float);
+  const size_t cells = static_cast<size_t>(spec.layout.size());
+  const size_t codes = model == ModelPrecision::kFp32 ? 0 : traits(p).medium_arrays * cells * 2;
+  return (traits(p).medium_arrays + scratch) * cells * sizeof(float) + codes;
 }
 
 struct CudaEngineOptions {

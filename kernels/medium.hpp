@@ -14,16 +14,19 @@
 #include <string>
 #include <vector>
 
+#include "kernels/model_precision.hpp"
 #include "kernels/physics.hpp"
 #include "kernels/step_spec.hpp"
 
 namespace seisfd {
 
 // One value per cell of the layout (padding included). Angles in radians. epsilon and delta
-// for VTI and TTI, theta and phi for TTI; empty otherwise.
+// for VTI and TTI, theta and phi for TTI; empty otherwise. precision: how the engines store the
+// update's coefficients (kernels/model_precision.hpp; compact for VTI and TTI only).
 struct Medium {
   Physics physics = Physics::kAcoustic;
   std::vector<float> velocity, epsilon, delta, theta, phi;
+  ModelPrecision precision = ModelPrecision::kFp32;
 };
 
 inline Medium acoustic_medium(std::vector<float> velocity) {
@@ -115,8 +118,8 @@ inline void check_medium(const Medium& m, const StepSpec& s, const std::string& 
 // (v dt)^2, E, D and the axis (z, y, x). Mirror rows above a free surface hold the reflected
 // axis (n_x, n_y, -n_z) of their image row (docs/physics.md §4).
 template <class T>
-void medium_coefficients(const Medium& m, const StepSpec& s, double dt,
-                         std::vector<T> (&out)[kMaxMediumArrays]) {
+void exact_medium_coefficients(const Medium& m, const StepSpec& s, double dt,
+                               std::vector<T> (&out)[kMaxMediumArrays]) {
   const int count = traits(m.physics).medium_arrays;
   const Layout& l = s.layout;
   const int64_t n = l.size();
@@ -143,6 +146,32 @@ void medium_coefficients(const Medium& m, const StepSpec& s, double dt,
       out[kAxisY][i] = static_cast<T>(ny);
       out[kAxisX][i] = static_cast<T>(nx);
     }
+  }
+}
+
+// The coefficients every engine runs: exact_medium_coefficients rounded to T where m.precision
+// is fp32; otherwise the fp32 coefficients encoded in m.precision (their codes into `codes`, when
+// given) and what the codes decode to, rounded to T (kernels/model_precision.hpp).
+template <class T>
+void medium_coefficients(const Medium& m, const StepSpec& s, double dt,
+                         std::vector<T> (&out)[kMaxMediumArrays], CompactArray* codes = nullptr) {
+  if (m.precision == ModelPrecision::kFp32) {
+    exact_medium_coefficients(m, s, dt, out);
+    return;
+  }
+  if (!anisotropic(m.physics))
+    throw std::invalid_argument(std::string("kernel.model_precision = \"") +
+                                to_string(m.precision) +
+                                "\" is implemented for physics.equation = \"vti\" and \"tti\"");
+  std::vector<float> exact[kMaxMediumArrays];
+  exact_medium_coefficients(m, s, dt, exact);
+  for (int a = 0; a < kMaxMediumArrays; ++a) {
+    out[a].clear();
+    if (exact[a].empty()) continue;
+    CompactArray c = encode_array(m.precision, exact[a], s.layout);
+    const std::vector<float> v = decode_array(m.precision, c);
+    out[a].assign(v.begin(), v.end());
+    if (codes) codes[a] = std::move(c);
   }
 }
 

@@ -398,7 +398,8 @@ std::string config_to_toml(const RunConfig& c) {
   o << "\n[kernel]\nbackend = " << name(k.backend) << "\nvariant = " << str(k.variant)
     << "\nprecision = " << name(k.precision)
     << "\ndiagnostics_interval = " << k.diagnostics_interval
-    << "\ncompressible = " << name(k.compressible) << "\n";
+    << "\ncompressible = " << name(k.compressible)
+    << "\nmodel_precision = " << name(k.model_precision) << "\n";
   if (c.run.checkpoint_steps > 0)
     o << "\n[run]\ncheckpoint_interval = " << c.run.checkpoint_steps << "\n";
   else if (c.run.checkpoint_seconds > 0)
@@ -515,6 +516,7 @@ std::string config_to_json(const RunConfig& c) {
                  {"variant", c.kernel.variant},
                  {"compressible", to_string(c.kernel.compressible)},
                  {"precision", to_string(c.kernel.precision)},
+                 {"model_precision", to_string(c.kernel.model_precision)},
                  {"diagnostics_interval", c.kernel.diagnostics_interval}};
   j["run"] = {{"checkpoint_steps", c.run.checkpoint_steps},
               {"checkpoint_seconds", c.run.checkpoint_seconds}};

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/compression.hpp"
+#include "kernels/model_precision.hpp"
 #include "kernels/physics.hpp"
 
 namespace seisfd {
@@ -228,6 +229,9 @@ struct KernelConfig {
   Precision precision = Precision::kFp32;  // cpu backend only; cuda is fp32
   int diagnostics_interval = 10;           // steps between NaN/energy checks
   Compressible compressible = Compressible::kAuto;  // cuda: arrays in compressible memory
+  // How the update's coefficients are stored (VTI, TTI; kernels/model_precision.hpp): every
+  // backend runs the rounded model, the GPU's fast variants read the 16-bit codes.
+  ModelPrecision model_precision = ModelPrecision::kFp32;
 };
 
 // [run]: how a run survives being stopped. checkpoint_interval = N (steps) or "T s" / "T min"

@@ -211,7 +211,8 @@ ParallelConfig read_parallel(const Section& s) {
 }
 
 KernelConfig read_kernel(const Section& s) {
-  s.check_known({"backend", "variant", "precision", "diagnostics_interval", "compressible"});
+  s.check_known({"backend", "variant", "precision", "diagnostics_interval", "compressible",
+                 "model_precision"});
   KernelConfig k;
   k.backend =
       s.get_enum("backend", {Backend::kAuto, Backend::kCpu, Backend::kCuda}).value_or(k.backend);
@@ -221,6 +222,10 @@ KernelConfig read_kernel(const Section& s) {
   k.compressible =
       s.get_enum("compressible", {Compressible::kAuto, Compressible::kOn, Compressible::kOff})
           .value_or(k.compressible);
+  k.model_precision =
+      s.get_enum("model_precision", {ModelPrecision::kFp32, ModelPrecision::kFp16,
+                                     ModelPrecision::kBf16, ModelPrecision::kFixed16})
+          .value_or(k.model_precision);
   return k;
 }
 

@@ -291,7 +291,12 @@ RunConfig read_config(const Context& ctx, const toml::table& root) {
   if (c.boundary.type == BoundaryType::kCpml && *traits(c.physics.equation).cpml_refusal)
     boundary.fail("type", traits(c.physics.equation).cpml_refusal);
   c.output = read_output(optional("output"), receivers.has_value());
-  c.kernel = read_kernel(optional("kernel"));
+  const Section kernel = optional("kernel");
+  c.kernel = read_kernel(kernel);
+  if (c.kernel.model_precision != ModelPrecision::kFp32 && !anisotropic(c.physics.equation))
+    kernel.fail("model_precision", std::string("compact storage is implemented for "
+                                               "physics.equation = \"vti\" and \"tti\" (got \"") +
+                                       to_string(c.physics.equation) + "\"); use \"fp32\"");
   c.run = read_run(optional("run"));
   c.parallel = read_parallel(optional("parallel"));
   if (const auto migration = top.get_table("migration")) c.migration = read_migration(*migration);

@@ -393,7 +393,8 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
   // cpu backend, with the model extended over the layout.
   const Physics ph = c.physics.equation;
   const size_t traces = (p.receivers.size() + 1) * static_cast<size_t>(p.nt) * sizeof(float);
-  p.device_bytes = cuda_engine_bytes(ph, p.spec) + cuda_state_bytes(ph, p.spec) + 2 * traces;
+  p.device_bytes = cuda_engine_bytes(ph, p.spec, false, c.kernel.model_precision) +
+                   cuda_state_bytes(ph, p.spec) + 2 * traces;
   p.aux_bytes = static_cast<size_t>(cpml_aux_cells(p.spec)) * 4;
   p.host_need = grid_memory(c, g);
   p.host_need.traces =
@@ -430,6 +431,7 @@ Medium layout_medium(const RunPlan& p) {
 Medium layout_medium(const RunPlan& p, const Layout& l, const std::array<int, 3>& at) {
   Medium m;
   m.physics = p.config.physics.equation;
+  m.precision = p.config.kernel.model_precision;
   const auto extend = [&](const std::vector<float>& f) {
     return extend_to_layout(p.grid, p.model, f, l, at);
   };
@@ -478,6 +480,10 @@ std::string describe_plan(const RunPlan& p) {
       os << ", theta " << range(p.model.theta_range, 180 / M_PI) << " deg, phi "
          << range(p.model.phi_range, 180 / M_PI) << " deg";
     os << "; source injected into p and q, receivers record p\n";
+    os << "            coefficients stored " << to_string(c.kernel.model_precision)
+       << (c.kernel.model_precision == ModelPrecision::kFp32
+               ? "\n"
+               : " (16-bit codes decoded to fp32; every backend runs the rounded model)\n");
   }
   os << "time        dt " << fmt(p.dt, 6) << " s (stability limit " << fmt_down(p.dt_limit, 6)
      << " s, ratio " << fmt(p.dt / p.dt_limit, 3) << "), " << p.nt << " samples to "

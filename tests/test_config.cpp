@@ -58,6 +58,7 @@ TEST_F(Config, MinimalGetsDefaults) {
   EXPECT_EQ(c.kernel.precision, Precision::kFp32);
   EXPECT_EQ(c.kernel.diagnostics_interval, 10);
   EXPECT_EQ(c.kernel.compressible, Compressible::kAuto);
+  EXPECT_EQ(c.kernel.model_precision, ModelPrecision::kFp32);
 }
 
 TEST_F(Config, FullConfigReadsEveryKey) {

@@ -43,6 +43,10 @@ TEST_F(ConfigErrors, WrongType) {
   EXPECT_TRUE(has(what, "did you mean \"cuda\"?")) << what;
   what = expect_error(kMinimal + "[kernel]\ncompressible = \"yes\"\n", "kernel.compressible", 15);
   EXPECT_TRUE(has(what, "must be one of \"auto\", \"on\", \"off\" (got \"yes\")")) << what;
+  what = expect_error(kMinimal + "[kernel]\nmodel_precision = \"fp8\"\n", "kernel.model_precision",
+                      15);
+  EXPECT_TRUE(has(what, "must be one of \"fp32\", \"fp16\", \"bf16\", \"fixed16\" (got \"fp8\")"))
+      << what;
 }
 
 TEST_F(ConfigErrors, OutOfRange) {
@@ -118,6 +122,9 @@ TEST_F(ConfigErrors, OtherCrossChecks) {
   expect_error(kMinimal + "[boundary]\ntype = \"none\"\nwidth = 5\n", "boundary.width", 16);
   expect_error(kMinimal + "[boundary]\ntype = \"none\"\nreflection = 0.1\n", "boundary.reflection",
                16);
+  what = expect_error(kMinimal + "[kernel]\nmodel_precision = \"fixed16\"\n",
+                      "kernel.model_precision", 15);
+  EXPECT_TRUE(has(what, "physics.equation = \"vti\" and \"tti\" (got \"acoustic\")")) << what;
 }
 
 TEST_F(ConfigErrors, TomlSyntaxError) {
