@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/exec.hpp"
+#include "kernels/model_precision.hpp"
 #include "kernels/physics.hpp"
 #include "kernels/step_spec.hpp"
 
@@ -40,11 +41,24 @@ struct FusedImaging {
   bool on() const { return cc || il || zl; }
 };
 
+// The medium's coefficients as 16-bit codes (kernel.model_precision, kernels/model_precision.hpp):
+// set where the precision is not fp32, for the variants with reads_compact_medium; code[a]
+// decodes to fmaf(scale[a], value(code), offset[a]), exactly the value UpdateArgs::medium[a]
+// holds in fp32 (what every other variant and pass reads).
+struct CompactMediumView {
+  ModelPrecision precision = ModelPrecision::kFp32;
+  const uint16_t* code[kMaxMediumArrays] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  float scale[kMaxMediumArrays] = {1, 1, 1, 1, 1, 1};
+  float offset[kMaxMediumArrays] = {0, 0, 0, 0, 0, 0};
+  bool on() const { return precision != ModelPrecision::kFp32; }
+};
+
 struct UpdateArgs {
   const float* prev[kMaxFields] = {nullptr, nullptr};
   const float* cur[kMaxFields] = {nullptr, nullptr};
   float* next[kMaxFields] = {nullptr, nullptr};
   const float* medium[kMaxMediumArrays] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  CompactMediumView compact;
   float* scratch[8] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
   cuda::DiagAccum* diag = nullptr;
   // For variants with fuses_imaging, in the transposed launch only (others ignore it).
@@ -79,6 +93,9 @@ struct KernelVariant {
   double bytes_per_cell = 0;
   bool fuses_diagnostics = false;  // the update kernel itself reduces UpdateArgs::diag
   bool fuses_imaging = false;      // the transposed launch applies UpdateArgs::imaging
+  // The forward launch reads UpdateArgs::compact where it is on (the transposed one and other
+  // variants read the fp32 copy of the same values).
+  bool reads_compact_medium = false;
   // Rank for "auto" where nothing is measured (SEISFD_AUTOTUNE=0, a single candidate), lower
   // first; each file says which measurement set it.
   int preference = 100;

@@ -230,6 +230,67 @@ RandomAniso random_aniso(Physics kind, int nx, int ny, int nz, const BoundaryCon
   return {std::move(p), std::move(m)};
 }
 
+// Compact model storage (kernel.model_precision): each variant that reads the codes, in each
+// compact precision, against the CPU engine (fp64) of the same rounded model, after 500 steps of
+// the shared problem and on an odd shape (several x and y tiles, a partial last tile, sponge and
+// free surface, 120 steps). The engine's fp32 copy holds the decoded values, so the comparison
+// is at the fp32 tolerance.
+class GpuAnisoCompact : public ::testing::TestWithParam<std::string> {};
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuAnisoCompact);
+
+TEST_P(GpuAnisoCompact, MatchesCpuOfTheRoundedModel) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  const KernelVariant* v = find_variant(GetParam());
+  ASSERT_NE(v, nullptr);
+  for (ModelPrecision mp :
+       {ModelPrecision::kFp16, ModelPrecision::kBf16, ModelPrecision::kFixed16}) {
+    SCOPED_TRACE(to_string(mp));
+    AnisoShot s = aniso_shot(v->physics, v->order);
+    s.m.precision = mp;
+    reference::CpuEngine<double> cpu_engine(s.p.spec, s.m, s.p.dt);
+    auto gpu_engine = make_cuda_engine(s.p.spec, s.m, s.p.dt, test::variant(v->name));
+    Propagation cpu(cpu_engine), gpu(*gpu_engine);
+    const auto ref = test::forward(cpu, s.S, s.w, s.R, s.nt);
+    const auto got = test::forward(gpu, s.S, s.w, s.R, s.nt);
+    const double err = test::rel_l2(got, ref);
+    std::printf(
+        "[gpu-aniso-compact] %-18s %-7s 500 steps, traces vs cpu fp64 of the same model "
+        "%.2e\n",
+        v->name.c_str(), to_string(mp), err);
+    EXPECT_LE(err, tol::kCpuGpuL2);
+    EXPECT_LE(test::rel_l2(test::whole_field(gpu), test::whole_field(cpu)), 1e-4);
+
+    std::mt19937 rng(5);
+    auto [p, m] = random_aniso(v->physics, 71, 37, 23, test::sponge(5, true), v->order, rng);
+    m.precision = mp;
+    const int nt = 120;
+    const auto S =
+        make_points(p.grid, p.spec, {{300.3, 183.7, 40.2}}, PointInterp::kSinc, PointRole::kSource);
+    const auto R = make_points(p.grid, p.spec, {{5.5, 10.0, 0.0}, {650.0, 90.0, 180.0}},
+                               PointInterp::kSinc, PointRole::kReceiver);
+    SourceConfig sc;
+    sc.frequency = 20;
+    const auto w = make_wavelet(sc, p.dt, nt);
+    auto gpu_odd = make_cuda_engine(p.spec, m, p.dt, test::variant(v->name));
+    reference::CpuEngine<double> cpu_odd(p.spec, m, p.dt);
+    const double odd =
+        test::rel_l2(apply_forward(*gpu_odd, S, w, R, nt), apply_forward(cpu_odd, S, w, R, nt));
+    std::printf("[gpu-aniso-compact] %-18s %-7s 71x37x23, 120 steps vs cpu fp64 %.2e\n",
+                v->name.c_str(), to_string(mp), odd);
+    EXPECT_LE(odd, tol::kCpuGpuL2);
+  }
+}
+
+std::vector<std::string> compact_aniso_names() {
+  std::vector<std::string> n;
+  for (const auto& v : kernel_registry())
+    if (anisotropic(v.physics) && v.reads_compact_medium) n.push_back(v.name);
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoCompact, ::testing::ValuesIn(compact_aniso_names()),
+                         test::VariantTestName());
+
 // The GPU adjoint: <F s, d> = <s, F* d> with both operators on the device in fp32 (injection
 // and recording included), and F* d against the CPU engine's transposed update in fp64, on the
 // smooth random media of the CPU dot tests.
@@ -246,6 +307,9 @@ struct GpuDotCase {
   int order;
   bool free_surface;  // sponge + free surface, else no boundary
   const char* technique = "naive";
+  // Compact: the forward launch reads the codes, the transposed one the fp32 copy of the same
+  // values (kernels/model_precision.hpp); the CPU engine runs the same rounded model.
+  ModelPrecision model = ModelPrecision::kFp32;
 };
 
 class GpuAnisoAdjoint : public ::testing::TestWithParam<GpuDotCase> {};
@@ -255,7 +319,9 @@ TEST_P(GpuAnisoAdjoint, DotTestAndMatchesCpuAdjoint) {
   const GpuDotCase dc = GetParam();
   const BoundaryConfig b = dc.free_surface ? test::sponge(5, true) : test::no_boundary();
   std::mt19937 rng(17 + dc.order);
-  const auto [p, m] = random_aniso(dc.kind, 22, 18, 16, b, dc.order, rng);
+  const auto [p, medium] = random_aniso(dc.kind, 22, 18, 16, b, dc.order, rng);
+  Medium m = medium;
+  m.precision = dc.model;
   const int nt = 150;
   const std::vector<Vec3> src{{61.3, 83.7, 40.2}, {150.0, 60.0, 100.0}};
   const std::vector<Vec3> rec{
@@ -287,10 +353,10 @@ TEST_P(GpuAnisoAdjoint, DotTestAndMatchesCpuAdjoint) {
   reference::CpuEngine<double> cpu(p.spec, m, p.dt);
   const double vs_cpu = test::rel_l2(Ftd[1], apply_adjoint(cpu, R, noise, S, nt));
   std::printf(
-      "[gpu-aniso-adjoint] %-14s %-9s dot test d = Fs + noise %.2e (cancellation %.1f), "
+      "[gpu-aniso-adjoint] %-14s %-9s %-7s dot test d = Fs + noise %.2e (cancellation %.1f), "
       "d = noise %.2e (cancellation %.1f); F*(noise) vs cpu fp64 %.2e\n",
-      name.c_str(), dc.free_surface ? "sponge+fs" : "none", rel[0], cancel[0], rel[1], cancel[1],
-      vs_cpu);
+      name.c_str(), dc.free_surface ? "sponge+fs" : "none", to_string(dc.model), rel[0], cancel[0],
+      rel[1], cancel[1], vs_cpu);
   EXPECT_LE(rel[0], tol::kDotFp32);
   EXPECT_LE(vs_cpu, tol::kCpuGpuL2);
 }
@@ -308,10 +374,18 @@ INSTANTIATE_TEST_SUITE_P(
                       GpuDotCase{Physics::kTti, 4, true, "smem_ring"},
                       GpuDotCase{Physics::kTti, 8, true, "smem_ring"},
                       GpuDotCase{Physics::kTti, 8, false, "smem_ring"},
-                      GpuDotCase{Physics::kTti, 16, true, "smem_ring"}),
+                      GpuDotCase{Physics::kTti, 16, true, "smem_ring"},
+                      GpuDotCase{Physics::kVti, 8, true, "smem_regqueue", ModelPrecision::kFp16},
+                      GpuDotCase{Physics::kVti, 4, false, "smem_regqueue",
+                                 ModelPrecision::kFixed16},
+                      GpuDotCase{Physics::kTti, 8, true, "smem_ring", ModelPrecision::kFp16},
+                      GpuDotCase{Physics::kTti, 16, false, "smem_ring", ModelPrecision::kFixed16},
+                      GpuDotCase{Physics::kTti, 4, true, "smem_ring", ModelPrecision::kBf16}),
     [](const auto& i) {
       return std::string(to_string(i.param.kind)) + "_o" + std::to_string(i.param.order) +
-             (i.param.free_surface ? "_freesurf" : "_none") + "_" + i.param.technique;
+             (i.param.free_surface ? "_freesurf" : "_none") + "_" + i.param.technique +
+             (i.param.model == ModelPrecision::kFp32 ? ""
+                                                     : std::string("_") + to_string(i.param.model));
     });
 
 // The transposed launch of every fast anisotropic variant against the naive variant's on odd

@@ -67,10 +67,23 @@ class CudaEngine final : public Engine {
     check_medium(m, spec, std::string("cuda engine (") + to_string(m.physics) + "): ");
     compute_capability_ = compute_capability;
     std::vector<float> coef[kMaxMediumArrays];
-    medium_coefficients(m, spec, dt, coef);
+    CompactArray codes[kMaxMediumArrays];
+    medium_coefficients(m, spec, dt, coef, codes);
     for (int k = 0; k < traits(physics_).medium_arrays; ++k) {
       medium_[k] = DeviceBuffer<float>(coef[k].size(), compress_, device_);
       medium_[k].upload(coef[k], stream());
+    }
+    // Compact storage: the codes beside the fp32 copy of the values they decode to, which the
+    // transposed launches, the naive variants, CPML and the injection read.
+    if (m.precision != ModelPrecision::kFp32) {
+      compact_view_.precision = m.precision;
+      for (int k = 0; k < traits(physics_).medium_arrays; ++k) {
+        compact_[k] = DeviceBuffer<uint16_t>(codes[k].code.size(), compress_, device_);
+        compact_[k].upload(codes[k].code, stream());
+        compact_view_.code[k] = compact_[k].get();
+        compact_view_.scale[k] = codes[k].scale;
+        compact_view_.offset[k] = codes[k].offset;
+      }
     }
     compressed_ = compress_ && medium_[kVdt2].compressed();
     vdt2_host_ = std::move(coef[kVdt2]);
@@ -483,6 +496,7 @@ class CudaEngine final : public Engine {
         a.next[f] = st.previous(f);  // the new level overwrites the oldest
       }
       for (int m = 0; m < t.medium_arrays; ++m) a.medium[m] = medium_[m].get();
+      a.compact = compact_view_;
       for (int i = 0; i < kMaxScratchArrays; ++i) a.scratch[i] = scratch_[i].get();
       if (fused) a.diag = acc;
       if (imaging_) a.imaging = *imaging_;
@@ -574,6 +588,8 @@ class CudaEngine final : public Engine {
   long long last_ticket_ = 0;
   std::vector<float> vdt2_host_;  // (v dt)^2 as the device has it: the injection coefficients
   DeviceBuffer<float> medium_[kMaxMediumArrays];
+  DeviceBuffer<uint16_t> compact_[kMaxMediumArrays];  // kernel.model_precision's codes, if not fp32
+  CompactMediumView compact_view_;
   DeviceBuffer<float> scratch_[kMaxScratchArrays];
   std::unique_ptr<cuda::CpmlBoundary> cpml_;
   DeviceBuffer<int> step_;                   // the device's step counter
@@ -589,7 +605,7 @@ class CudaEngine final : public Engine {
 
 std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& medium, double dt,
                                          const CudaEngineOptions& o) {
-  const size_t bytes = cuda_engine_bytes(medium.physics, spec) +
+  const size_t bytes = cuda_engine_bytes(medium.physics, spec, false, medium.precision) +
                        cuda_state_bytes(medium.physics, spec) + o.extra_bytes;
   const cuda::EngineSetup s =
       cuda::prepare_engine(spec, bytes, o.variant, medium.physics, o.device, o.compressible);

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/cuda/compact_medium.cuh"
 #include "kernels/cuda/diag_reduce.cuh"
 #include "kernels/cuda/field_ops.hpp"
 #include "kernels/cuda/imaging_fused.cuh"
@@ -111,11 +112,13 @@ __device__ __forceinline__ float4 queue_value(const VtiParams<R>& p, const VtiFi
 }
 
 // kDiag (forward): the diagnostics of p's current level reduced into acc on the way (the tile
-// holds it): no extra bytes, one block reduction at the end.
-template <int R, bool kT, bool kImage, bool kDiag = false>
+// holds it): no extra bytes, one block reduction at the end. P (forward): v dt^2, E and D read
+// as the 16-bit codes of cm (30 B a cell instead of 36); fp32: from f.
+template <int R, bool kT, bool kImage, bool kDiag = false, ModelPrecision P = ModelPrecision::kFp32>
 __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks)
     vti_smem_regqueue_kernel(const VtiParams<R> p, const VtiFields f, const FusedImaging im,
-                             cuda::DiagAccum* acc) {
+                             cuda::DiagAccum* acc, const CompactMediumView cm) {
+  static_assert(P == ModelPrecision::kFp32 || !kT, "the transposed launch reads fp32");
   using S = VtiShape<R>;
   __shared__ __align__(16) float tile[2][S::kH][S::kW];
 
@@ -186,11 +189,16 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
     if (own_ok) {
       pp = cuda::ld_stream4(f.p_prev + at);
       qp = cuda::ld_stream4(f.q_prev + at);
-      vv = cuda::ld_ro4(f.vdt2 + at);
-      if constexpr (!kT) {
+      if constexpr (P != ModelPrecision::kFp32) {
+        vv = cuda::ld_code4<P>(cm, kVdt2, at);
+        ee = cuda::ld_code4<P>(cm, kE, at);
+        dd = cuda::ld_code4<P>(cm, kD, at);
+      } else if constexpr (!kT) {
+        vv = cuda::ld_ro4(f.vdt2 + at);
         ee = cuda::ld_ro4(f.E + at);
         dd = cuda::ld_ro4(f.D + at);
       } else {
+        vv = cuda::ld_ro4(f.vdt2 + at);
         pc4 = cuda::ld_ro4(f.p_cur + at);
         qc4 = cuda::ld_ro4(f.q_cur + at);
       }
@@ -456,6 +464,24 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
   }
 }
 
+// The forward kernel reading the medium in precision p (not fp32).
+template <int R>
+const void* compact_kernel(ModelPrecision p, bool diag) {
+  using M = ModelPrecision;
+  const auto pick = [&](auto k0, auto k1) { return reinterpret_cast<const void*>(diag ? k1 : k0); };
+  switch (p) {
+    case M::kFp16:
+      return pick(&vti_smem_regqueue_kernel<R, false, false, false, M::kFp16>,
+                  &vti_smem_regqueue_kernel<R, false, false, true, M::kFp16>);
+    case M::kBf16:
+      return pick(&vti_smem_regqueue_kernel<R, false, false, false, M::kBf16>,
+                  &vti_smem_regqueue_kernel<R, false, false, true, M::kBf16>);
+    default:
+      return pick(&vti_smem_regqueue_kernel<R, false, false, false, M::kFixed16>,
+                  &vti_smem_regqueue_kernel<R, false, false, true, M::kFixed16>);
+  }
+}
+
 template <int R, bool kT>
 void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   using S = VtiShape<R>;
@@ -491,8 +517,14 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   cuda::DiagAccum* acc = a.diag;
   size_t smem = 0;
   if constexpr (!kT) {
-    if (acc)
+    if (a.compact.on()) {
+      for (int k : {kVdt2, kE, kD})
+        if (reinterpret_cast<uintptr_t>(a.compact.code[k]) % 8 != 0)
+          throw std::invalid_argument("vti smem_regqueue: compact medium must be 8-byte aligned");
+      kernel = compact_kernel<R>(a.compact.precision, acc != nullptr);
+    } else if (acc) {
       kernel = reinterpret_cast<const void*>(&vti_smem_regqueue_kernel<R, false, false, true>);
+    }
   } else {
     // The ring kernel reduces nothing: the diagnostics of this step's p by the separate kernel.
     if (acc) cuda::launch_diagnostics(f.p_cur, s, acc, static_cast<cudaStream_t>(ctx.stream));
@@ -507,7 +539,8 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
   const auto st = static_cast<cudaStream_t>(ctx.stream);
   FusedImaging im = a.imaging;
-  void* args_fwd[] = {&p, const_cast<VtiFields*>(&f), &im, &acc};
+  CompactMediumView cm = a.compact;
+  void* args_fwd[] = {&p, const_cast<VtiFields*>(&f), &im, &acc, &cm};
   void* args_t[] = {&p, const_cast<VtiFields*>(&f), &im};
   CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), kT ? args_t : args_fwd, smem, st));
   CUDA_CHECK_LAUNCH();
@@ -527,7 +560,8 @@ void register_vti_smem_regqueue(std::vector<KernelVariant>& t) {
     v.forward = &launch<R, false>;
     v.transposed = &launch<R, true>;
     v.fuses_imaging = true;
-    v.fuses_diagnostics = true;  // forward; the transposed launch runs the separate reduction
+    v.fuses_diagnostics = true;     // forward; the transposed launch runs the separate reduction
+    v.reads_compact_medium = true;  // forward
     v.preference = cuda::tuning::kPreferenceVtiSmemRegqueue;
     t.push_back(v);
   });

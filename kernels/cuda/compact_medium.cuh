@@ -1,0 +1,52 @@
+// Reads of the compact medium (kernels/model_precision.hpp) in the update kernels: a 16-bit code
+// per cell and array, decoded in registers with the one correctly rounded fmaf the host's
+// decode() uses, so a kernel sees exactly the fp32 values the CPU engine and the fp32 copy hold.
+// Device code only.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "kernels/registry.hpp"
+
+namespace seisfd::cuda {
+
+template <ModelPrecision P>
+__device__ __forceinline__ float code_value(uint32_t c) {
+  if constexpr (P == ModelPrecision::kFp16) {
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(c)));
+  } else if constexpr (P == ModelPrecision::kBf16) {
+    return __uint_as_float(c << 16);
+  } else {
+    return __uint2float_rn(c);
+  }
+}
+
+template <ModelPrecision P>
+__device__ __forceinline__ float decode(const CompactMediumView& m, int a, uint32_t c) {
+  return __fmaf_rn(m.scale[a], code_value<P>(c), m.offset[a]);
+}
+
+// Array a at cell i (read-only during the step: the non-coherent path).
+template <ModelPrecision P>
+__device__ __forceinline__ float ld_code(const CompactMediumView& m, int a, int64_t i) {
+  return decode<P>(m, a, __ldg(reinterpret_cast<const unsigned short*>(m.code[a]) + i));
+}
+
+// Array a at cells i .. i + 3 (i a multiple of 4: one 8-byte load).
+template <ModelPrecision P>
+__device__ __forceinline__ uint2 ld_codes4(const CompactMediumView& m, int a, int64_t i) {
+  return __ldg(reinterpret_cast<const uint2*>(m.code[a] + i));
+}
+template <ModelPrecision P>
+__device__ __forceinline__ float4 decode4(const CompactMediumView& m, int a, uint2 c) {
+  return make_float4(decode<P>(m, a, c.x & 0xffffu), decode<P>(m, a, c.x >> 16),
+                     decode<P>(m, a, c.y & 0xffffu), decode<P>(m, a, c.y >> 16));
+}
+template <ModelPrecision P>
+__device__ __forceinline__ float4 ld_code4(const CompactMediumView& m, int a, int64_t i) {
+  return decode4<P>(m, a, ld_codes4<P>(m, a, i));
+}
+
+}  // namespace seisfd::cuda
