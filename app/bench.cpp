@@ -51,6 +51,18 @@ bool matches(const std::string& name, const std::string& technique,
   return false;
 }
 
+// Each variant with fp32, and each that reads a compact medium with the other precisions asked.
+std::vector<std::pair<const KernelVariant*, ModelPrecision>> with_models(
+    const std::vector<const KernelVariant*>& sel, const std::vector<std::string>& names) {
+  std::vector<std::pair<const KernelVariant*, ModelPrecision>> out;
+  for (const KernelVariant* v : sel)
+    for (const std::string& n : names) {
+      const ModelPrecision p = *parse_model_precision(n);
+      if (p == ModelPrecision::kFp32 || v->reads_compact_medium) out.emplace_back(v, p);
+    }
+  return out;
+}
+
 struct Row {
   int size = 0, order = 0;
   std::string physics, variant, technique, status = "ok";
@@ -319,6 +331,12 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
               "Instead of kernels: the copy bandwidth of each visible GPU and between each pair "
               "(one way and both ways at once, and whether they reach each other directly)");
   b->add_flag("--no-files", a.no_files, "Print the table only");
+  b->add_option("--model-precision", a.model_precisions,
+                "Medium storage of the VTI/TTI variants that read it compactly, comma-separated "
+                "(fp32, fp16, bf16, fixed16): rows <variant>@<precision>, against the fp32 "
+                "pattern's ceiling")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fp32", "fp16", "bf16", "fixed16"}));
   return b;
 }
 
@@ -404,22 +422,25 @@ int cmd_bench(const BenchArgs& a) {
                        "ceiling %.1f Gcells/s (%.0f GB/s at %.0f B/cell), copy %.0f GB/s\n",
                        n, a.sponge, order, physics_name.c_str(), cells, base.ceiling_gcells,
                        base.ceiling_gcells * bytes, bytes, base.copy_gbps);
-          for (const KernelVariant* v : sel) {
+          for (const auto& [v, model] : with_models(sel, a.model_precisions)) {
             if (v->order != order || v->physics != physics) continue;
+            const bool compact = model != ModelPrecision::kFp32;
+            const std::string tag = compact ? std::string("@") + to_string(model) : "";
             Row r = base;
-            r.variant = v->name;
-            r.technique = v->technique;
+            r.variant = v->name + tag;
+            r.technique = v->technique + tag;
             if (dev.compute_capability < v->min_compute_capability) {
               r.status =
                   "refused: needs compute capability " + std::to_string(v->min_compute_capability);
               rows.push_back(r);
               continue;
             }
-            auto it = verified.find(v->name);
+            auto it = verified.find(r.variant);
             if (it == verified.end()) {
               const StepSpec vs = bench::make_cube_spec(a.verify_size, 5, R, 10.0);
               it = verified
-                       .emplace(v->name, bench::verify_variant(*v, vs, kVerifySteps, 7, kVerifyTol))
+                       .emplace(r.variant,
+                                bench::verify_variant(*v, vs, kVerifySteps, 7, kVerifyTol, model))
                        .first;
             }
             r.verify_err = it->second.rel_l2;
@@ -436,17 +457,20 @@ int cmd_bench(const BenchArgs& a) {
               rows.push_back(r);
               continue;
             }
-            const bench::Timing t =
-                bench::time_variant(*v, spec, a.steps, a.repeats, a.warmup, a.fields == "zero");
+            const bench::Timing t = bench::time_variant(*v, spec, a.steps, a.repeats, a.warmup,
+                                                        a.fields == "zero", model);
             r.ms_per_step = t.median_ms;
             r.gcells = cells / (t.median_ms * 1e-3) / 1e9;
-            r.gbps = r.gcells * v->bytes_per_cell;
+            // Compact: the fields' bytes as fp32, the medium's 2 B a cell and array.
+            const PhysicsTraits& pt = traits(physics);
+            r.gbps = r.gcells *
+                     (compact ? 12.0 * pt.fields + 2.0 * pt.medium_arrays : v->bytes_per_cell);
             r.fraction = r.gcells / r.ceiling_gcells;
             const auto mm = std::minmax_element(t.ms_per_step.begin(), t.ms_per_step.end());
             r.spread = (*mm.second - *mm.first) / t.median_ms;
             std::fprintf(stderr, "seisfd bench:   %-28s %8.1f Gcells/s  %.3f of the ceiling\n",
                          v->name.c_str(), r.gcells, r.fraction);
-            if (a.imaging && v->transposed) {
+            if (a.imaging && v->transposed && !compact) {
               r.imaging = bench::time_imaging(*v, spec, a.steps, a.repeats, a.warmup);
               std::fprintf(stderr,
                            "seisfd bench:   %-28s adjoint %.4f ms, fused cc %+.1f%%, fused "

@@ -26,6 +26,9 @@ struct BenchArgs {
   std::string backend = "auto";  // cuda, cpu, or auto (cuda where a device is found)
   std::string scaling;           // weak or strong: whole decomposed runs instead of kernels
   bool peer = false;             // copy bandwidth of each GPU and between each pair instead
+  // kernel.model_precision values: each VTI/TTI variant that reads a compact medium is also timed
+  // (and verified) with its medium in each of these, as <variant>@<precision> rows.
+  std::vector<std::string> model_precisions{"fp32"};
 };
 
 // Results files are named <stamp>_<slug of the device>_<what>.<ext> (bench/results).

@@ -61,8 +61,9 @@ std::string format_rel_l2(double rel, int steps, double tolerance) {
 }
 
 VerifyResult verify_aniso_variant(const KernelVariant& v, const StepSpec& spec, int steps,
-                                  uint32_t seed, double tolerance) {
-  const Medium m = bench_medium(spec, v.physics);
+                                  uint32_t seed, double tolerance, ModelPrecision model) {
+  Medium m = bench_medium(spec, v.physics);
+  m.precision = model;
   const double dt = bench_dt(spec);
   auto cpu = reference::make_cpu_engine(spec, m, dt, false, "reference");
   CudaEngineOptions o;
@@ -74,14 +75,14 @@ VerifyResult verify_aniso_variant(const KernelVariant& v, const StepSpec& spec, 
 }  // namespace
 
 VerifyResult verify_variant(const KernelVariant& v, const StepSpec& spec, int steps, uint32_t seed,
-                            double tolerance) {
+                            double tolerance, ModelPrecision model) {
   VerifyResult res;
   const std::string why = v.can_implement(spec, current_device().compute_capability);
   if (!why.empty()) {
     res.message = "cannot run this spec: " + why;
     return res;
   }
-  if (anisotropic(v.physics)) return verify_aniso_variant(v, spec, steps, seed, tolerance);
+  if (anisotropic(v.physics)) return verify_aniso_variant(v, spec, steps, seed, tolerance, model);
   const Layout& l = spec.layout;
   const size_t n = static_cast<size_t>(l.size());
   std::mt19937 rng(seed);
@@ -175,10 +176,13 @@ VerifyResult verify_variant(const KernelVariant& v, const StepSpec& spec, int st
 }
 
 Timing time_variant(const KernelVariant& v, const StepSpec& spec, int steps, int repeats,
-                    int warmup, bool zero_fields) {
+                    int warmup, bool zero_fields, ModelPrecision model) {
   cuda::Stream st;
-  const cuda::Timing t = cuda::time_update(v, spec, steps, repeats, warmup, zero_fields,
-                                           {current_device_id(), st.get()});
+  cuda::UpdateTimingOptions o;
+  o.zero_fields = zero_fields;
+  o.model = model;
+  const cuda::Timing t =
+      cuda::time_update(v, spec, steps, repeats, warmup, o, {current_device_id(), st.get()});
   return {t.ms_per_step, t.median_ms};
 }
 

@@ -47,8 +47,10 @@ struct VerifyResult {
 // engine does. VTI/TTI: a point source in a heterogeneous tilted medium, the CUDA engine with
 // this variant against the fp32 CPU engine, p compared over the region after `steps` x 10
 // steps.
+// With `model` (VTI/TTI) both engines run the medium stored in that precision.
 VerifyResult verify_variant(const KernelVariant& variant, const StepSpec& spec, int steps,
-                            uint32_t seed, double tolerance);
+                            uint32_t seed, double tolerance,
+                            ModelPrecision model = ModelPrecision::kFp32);
 
 // Milliseconds per step of each repeat, and their median (kernels/cuda/timing.hpp's, in a
 // header that needs no CUDA).
@@ -58,8 +60,10 @@ struct Timing {
 };
 
 // kernels/cuda/timing.hpp's time_update on a stream of its own on the current device.
+// `model`: the forward launch of a variant that reads_compact_medium reads the medium's codes.
 Timing time_variant(const KernelVariant& variant, const StepSpec& spec, int steps, int repeats,
-                    int warmup, bool zero_fields = false);
+                    int warmup, bool zero_fields = false,
+                    ModelPrecision model = ModelPrecision::kFp32);
 // A migration's adjoint step timed like time_variant (docs/migration.md §3): the transposed
 // update alone, with the cross-correlation fused into it, with the cross-correlation,
 // illumination and zero-lag images fused, and with the separate passes an engine runs for a

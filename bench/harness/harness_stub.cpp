@@ -11,10 +11,11 @@ namespace {
 }
 }  // namespace
 
-VerifyResult verify_variant(const KernelVariant&, const StepSpec&, int, uint32_t, double) {
+VerifyResult verify_variant(const KernelVariant&, const StepSpec&, int, uint32_t, double,
+                            ModelPrecision) {
   no_cuda();
 }
-Timing time_variant(const KernelVariant&, const StepSpec&, int, int, int, bool) {
+Timing time_variant(const KernelVariant&, const StepSpec&, int, int, int, bool, ModelPrecision) {
   no_cuda();
 }
 ImagingTiming time_imaging(const KernelVariant&, const StepSpec&, int, int, int) {

@@ -1,5 +1,6 @@
 #include "kernels/cuda/timing.hpp"
 
+#include <random>
 #include <stdexcept>
 #include <string>
 
@@ -60,6 +61,27 @@ Timing time_update(const KernelVariant& v, const StepSpec& spec, int steps, int 
     float* p = buf[next_buf++].get();
     launch_fill_hash(p, n, 10 + m, offset[m], scale[m], st);
     a.medium[m] = p;
+  }
+  // Compact: one plane of values in the same ranges encoded on the host, copied to every plane.
+  std::vector<DeviceBuffer<uint16_t>> codes;
+  if (o.model != ModelPrecision::kFp32 && !o.transposed && v.reads_compact_medium) {
+    const Layout plane = Layout::make(1, spec.layout.ny, spec.layout.nx);
+    std::mt19937 rng(10);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    a.compact.precision = o.model;
+    for (int m = 0; m < t.medium_arrays; ++m) {
+      std::vector<float> val(static_cast<size_t>(plane.size()));
+      for (float& x : val) x = offset[m] + scale[m] * u(rng);
+      const CompactArray c = encode_array(o.model, val, plane);
+      codes.emplace_back(n);
+      for (int z = 0; z < spec.layout.nz; ++z)
+        CUDA_CHECK(cudaMemcpyAsync(codes.back().get() + z * plane.size(), c.code.data(),
+                                   c.code.size() * sizeof(uint16_t), cudaMemcpyHostToDevice, st));
+      a.compact.code[m] = codes.back().get();
+      a.compact.scale[m] = c.scale;
+      a.compact.offset[m] = c.offset;
+    }
+    CUDA_CHECK(cudaStreamSynchronize(st));  // the host plane goes when this block ends
   }
   for (int k = 0; k < scratch; ++k) {
     a.scratch[k] = buf[next_buf].get();

@@ -57,6 +57,9 @@ Timing time_update(const KernelVariant& variant, const StepSpec& spec, int steps
 enum class TimedImaging { kNone, kFusedCross, kFusedAll, kSeparateCross };
 struct UpdateTimingOptions {
   bool zero_fields = false;
+  // Not fp32: the forward launch of a variant that reads_compact_medium gets the medium's values
+  // as codes of this precision too (kernels/model_precision.hpp).
+  ModelPrecision model = ModelPrecision::kFp32;
   bool transposed = false;
   TimedImaging imaging = TimedImaging::kNone;
 };
