@@ -586,7 +586,7 @@ step_decomp() {  # one acoustic whole run per decomposition of DECOMP (ranks, sp
       --quiet --overwrite "${ext[@]}" --set time.duration=$dur --set output.directory=\"/tmp/dc\" \
       --set "parallel.decomposition=$dec" --set parallel.exchange=\"peer\" > /tmp/dc.log 2>&1 ||
       tail -3 /tmp/dc.log | tee -a "$S"
-    python3 -c "import json; r=json.load(open('/tmp/dc/report.json')); p=r.get('parallel', {}); print('$n $dec $grid $more', round(r['performance']['gcells_per_s'], 1), 'Gcells/s', round(r['performance']['seconds'], 3), 's, wait', p.get('exchange_wait_seconds_rank0'), 'host', p.get('exchange_seconds_rank0'), r['backend'].get('kernel'), r['backend'].get('compressible', ''))" 2>&1 |
+    python3 -c "import json; r=json.load(open('/tmp/dc/report.json')); p=r.get('parallel', {}); print('$n $dec $grid $more', round(r['performance']['gcells_per_s'], 1), 'Gcells/s', round(r['performance']['seconds'], 3), 's, wait', p.get('exchange_wait_seconds_rank0'), 'host', p.get('exchange_seconds_rank0'), r['backend'].get('kernel'), r['backend'].get('compressible', ''), 'per rank (loop s, wait s):', [(round(q['loop_seconds'], 3), round(q['exchange_wait_seconds'], 4)) for q in p.get('per_rank', [])])" 2>&1 |
       tee -a "$S"
   done
 }

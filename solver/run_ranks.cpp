@@ -357,6 +357,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
 
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<float> buf;
+  double my_loop_seconds = 0;  // this rank's time loops, every shot it ran
   const auto run_shot = [&](int j) {
     const int k = todo[j];
     const Shot& shot = survey.shots[k];
@@ -422,6 +423,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
       write_partial_gather(gw.get(), plan, shot, t, e.step());  // gw: the writer's only
       throw;
     }
+    my_loop_seconds += r.loop.seconds;
     ShotMessage m;
     m.index = shot.index;
     m.loop = r.loop;
@@ -437,6 +439,12 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   clock.mark("shots");
   world.barrier();  // every rank has finished its shots before the files are closed
+  // Each rank's time in its time loops and its stream's wait for the neighbours' faces (a slow
+  // rank shows as its neighbours' wait).
+  std::vector<double> per_rank(2 * static_cast<size_t>(world.size()), 0.0);
+  per_rank[2 * world.rank()] = my_loop_seconds;
+  per_rank[2 * world.rank() + 1] = exchange ? exchange->wait_seconds() : -1.0;
+  world.sum_to(per_rank, 0);
   fill_summary(s, modeling, nshots, plan);
   s.reports = writer;
   if (!writer) return s;
@@ -451,6 +459,10 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
                          "computational grid incl. absorbing layers and halo; steps of every shot "
                          "over the wall time of the whole launch"}};
   rep["parallel"] = parallel_report(world, ranks, exchange.get());
+  rep["parallel"]["per_rank"] = nlohmann::json::array();
+  for (int r = 0; r < world.size(); ++r)
+    rep["parallel"]["per_rank"].push_back(
+        {{"loop_seconds", per_rank[2 * r]}, {"exchange_wait_seconds", per_rank[2 * r + 1]}});
   rep["diagnostics"] = diagnostics_report(last, config.kernel.diagnostics_interval);
   rep["shots"] = shot_reports;
   if (opt.resume) {
