@@ -44,7 +44,8 @@ struct FusedImaging {
 // The medium's coefficients as 16-bit codes (kernel.model_precision, kernels/model_precision.hpp):
 // set where the precision is not fp32, for the variants with reads_compact_medium; code[a]
 // decodes to fmaf(scale[a], value(code), offset[a]), exactly the value UpdateArgs::medium[a]
-// holds in fp32 (what every other variant and pass reads).
+// holds in fp32 (what every other variant and pass reads), except code[kE], which holds G = E -
+// D^2: E = fmaf(D, D, G) (kernels/medium.hpp medium_coefficients says why).
 struct CompactMediumView {
   ModelPrecision precision = ModelPrecision::kFp32;
   const uint16_t* code[kMaxMediumArrays] = {nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};

@@ -49,4 +49,13 @@ __device__ __forceinline__ float4 ld_code4(const CompactMediumView& m, int a, in
   return decode4<P>(m, a, ld_codes4<P>(m, a, i));
 }
 
+// E from the decoded D and G = E - D^2 (the kE codes), as the host's medium_coefficients.
+__device__ __forceinline__ float e_from_g(float d, float g) {
+  return __fmaf_rn(d, d, g);
+}
+__device__ __forceinline__ float4 e_from_g(const float4& d, const float4& g) {
+  return make_float4(e_from_g(d.x, g.x), e_from_g(d.y, g.y), e_from_g(d.z, g.z),
+                     e_from_g(d.w, g.w));
+}
+
 }  // namespace seisfd::cuda

@@ -282,8 +282,8 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
       qp = __ldcs(f.q_prev + at);
       if constexpr (kCompact) {
         vv = cuda::ld_code<P>(cm, kVdt2, at);
-        ee = cuda::ld_code<P>(cm, kE, at);
         dd = cuda::ld_code<P>(cm, kD, at);
+        ee = cuda::e_from_g(dd, cuda::ld_code<P>(cm, kE, at));
       } else {
         vv = __ldg(f.vdt2 + at);
         if constexpr (!kT) {

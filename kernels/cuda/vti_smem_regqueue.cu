@@ -191,8 +191,8 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
       qp = cuda::ld_stream4(f.q_prev + at);
       if constexpr (P != ModelPrecision::kFp32) {
         vv = cuda::ld_code4<P>(cm, kVdt2, at);
-        ee = cuda::ld_code4<P>(cm, kE, at);
         dd = cuda::ld_code4<P>(cm, kD, at);
+        ee = cuda::e_from_g(dd, cuda::ld_code4<P>(cm, kE, at));
       } else if constexpr (!kT) {
         vv = cuda::ld_ro4(f.vdt2 + at);
         ee = cuda::ld_ro4(f.E + at);
