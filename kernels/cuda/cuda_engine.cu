@@ -611,7 +611,14 @@ std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& med
       cuda::prepare_engine(spec, bytes, o.variant, medium.physics, o.device, o.compressible);
   auto e = std::make_unique<CudaEngine>(spec, medium, dt, *s.choice.variant, o, s.compress,
                                         s.device.compute_capability);
-  e->set_details(cuda::engine_details(s, e->compressed()));
+  auto details = cuda::engine_details(s, e->compressed());
+  if (medium.precision != ModelPrecision::kFp32)
+    details.emplace_back("model_precision",
+                         std::string(to_string(medium.precision)) +
+                             (s.choice.variant->reads_compact_medium
+                                  ? ": the forward update reads the 16-bit codes"
+                                  : ": this variant reads the fp32 copy of the rounded values"));
+  e->set_details(std::move(details));
   return e;
 }
 
