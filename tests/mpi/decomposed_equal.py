@@ -214,6 +214,17 @@ def main():
                 par = json.load(f).get("parallel", {})
             if par.get("ranks") != n or par.get("shot_groups") != groups:
                 failures.append(f"{command} {case} {d}: report.json's parallel is {par}")
+            # Each rank's loop time and its wait for the neighbours (the peer exchange's, on the
+            # device; -1 where there is none to measure).
+            if verb == "run":
+                per_rank = par.get("per_rank", [])
+                busy = [q.get("loop_seconds", -1) for q in per_rank]
+                waits = [q.get("exchange_wait_seconds", -2) for q in per_rank]
+                decomposed = n // groups > 1
+                if (len(per_rank) != n or min(busy) < 0 or (groups == 1 and min(busy) <= 0) or
+                        any(w < 0 if str(par.get("exchange")).startswith("peer") and decomposed
+                            else w != -1 for w in waits)):
+                    failures.append(f"{command} {case} {d}: report.json's per_rank is {per_rank}")
             # Migrated in several groups: the groups' stacks are summed in another order.
             tol = max(tolerance, 1e-6) if verb == "migrate" and groups > 1 else tolerance
             failures += compare(h5_compare, ref, out, f"{command} {case} {d}", tol, names)
