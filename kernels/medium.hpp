@@ -8,6 +8,7 @@
 // theta from vertical (z down), phi the azimuth from +x towards +y; H_z = div(n n^T grad) and
 // H_0 = lap - H_z, both discretized as self-adjoint operators (kernels/reference/anisotropic.hpp).
 #pragma once
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -27,6 +28,11 @@ struct Medium {
   Physics physics = Physics::kAcoustic;
   std::vector<float> velocity, epsilon, delta, theta, phi;
   ModelPrecision precision = ModelPrecision::kFp32;
+  // With a compact precision: the range ({lowest, highest}) each encoded array is encoded over,
+  // where it is wider than this medium's own cells (a rank of a decomposed run encodes over the
+  // whole grid's range, coefficient_ranges combined over the ranks, so that it rounds each cell
+  // as a run of one rank does); empty: this medium's own.
+  std::vector<std::array<float, 2>> coefficient_range;
 };
 
 inline Medium acoustic_medium(std::vector<float> velocity) {
@@ -158,6 +164,27 @@ void exact_medium_coefficients(const Medium& m, const StepSpec& s, double dt,
 // small difference of two numbers near 1, whose relative error would be ten times theirs if E
 // and D were rounded apart (tests/test_model_precision.cpp: fp16 3.1e-2 -> 2.7e-3, fixed16
 // 2.7e-4 -> 9.9e-5 on the smooth VTI medium).
+// The arrays a compact precision encodes: the exact coefficients with E replaced by G = E - D^2.
+inline void encoded_coefficients(const Medium& m, const StepSpec& s, double dt,
+                                 std::vector<float> (&exact)[kMaxMediumArrays]) {
+  exact_medium_coefficients(m, s, dt, exact);
+  for (size_t i = 0; i < exact[kE].size(); ++i)
+    exact[kE][i] = static_cast<float>(static_cast<double>(exact[kE][i]) -
+                                      static_cast<double>(exact[kD][i]) * exact[kD][i]);
+}
+
+// {lowest, highest} of each array a compact precision encodes, over the layout's cells (not its
+// x padding); empty for an array the physics does not have. A decomposed run combines the ranks'
+// (lowest of the lowest, highest of the highest) into Medium::coefficient_range.
+inline std::vector<std::array<float, 2>> coefficient_ranges(const Medium& m, const StepSpec& s,
+                                                            double dt) {
+  std::vector<float> exact[kMaxMediumArrays];
+  encoded_coefficients(m, s, dt, exact);
+  std::vector<std::array<float, 2>> out(kMaxMediumArrays, {0.0f, 0.0f});
+  for (int a = 0; a < kMaxMediumArrays; ++a) out[a] = array_range(exact[a], s.layout);
+  return out;
+}
+
 template <class T>
 void medium_coefficients(const Medium& m, const StepSpec& s, double dt,
                          std::vector<T> (&out)[kMaxMediumArrays], CompactArray* codes = nullptr) {
@@ -170,14 +197,13 @@ void medium_coefficients(const Medium& m, const StepSpec& s, double dt,
                                 to_string(m.precision) +
                                 "\" is implemented for physics.equation = \"vti\" and \"tti\"");
   std::vector<float> exact[kMaxMediumArrays];
-  exact_medium_coefficients(m, s, dt, exact);
-  for (size_t i = 0; i < exact[kE].size(); ++i)
-    exact[kE][i] = static_cast<float>(static_cast<double>(exact[kE][i]) -
-                                      static_cast<double>(exact[kD][i]) * exact[kD][i]);
+  encoded_coefficients(m, s, dt, exact);
   std::vector<float> decoded[kMaxMediumArrays];
   for (int a = 0; a < kMaxMediumArrays; ++a) {
     if (exact[a].empty()) continue;
-    CompactArray c = encode_array(m.precision, exact[a], s.layout);
+    const std::array<float, 2>* range =
+        a < static_cast<int>(m.coefficient_range.size()) ? &m.coefficient_range[a] : nullptr;
+    CompactArray c = encode_array(m.precision, exact[a], s.layout, range);
     decoded[a] = decode_array(m.precision, c);
     if (codes) codes[a] = std::move(c);
   }

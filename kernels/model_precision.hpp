@@ -18,6 +18,7 @@
 // difference from an fp32 run is the model's rounding alone.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -108,18 +109,31 @@ inline float decode(ModelPrecision p, uint16_t c, float scale, float offset) {
 // make it unbiased was measured too and is worse (tests/test_model_precision.cpp, 2000 steps:
 // fp16 4.3e-2 against 2.4e-2, fixed16 on a smooth medium 3.7e-4 against 2.7e-4): the scattering
 // of cell-to-cell noise in the coefficients costs more than the drift it removes.
-inline CompactArray encode_array(ModelPrecision p, const std::vector<float>& v, const Layout& l) {
-  CompactArray a;
-  a.code.resize(v.size());
-  float lo = 0, hi = 0, big = 0;
+// {lowest, highest} of v over the layout's cells (not its x padding); {0, 0} where it has none.
+inline std::array<float, 2> array_range(const std::vector<float>& v, const Layout& l) {
+  float lo = 0, hi = 0;
   bool any = false;
   for (int64_t i = 0; i < static_cast<int64_t>(v.size()); ++i) {
     if (i % l.sy >= l.nx) continue;
     lo = any ? std::min(lo, v[i]) : v[i];
     hi = any ? std::max(hi, v[i]) : v[i];
-    big = std::max(big, std::fabs(v[i]));
     any = true;
   }
+  return {lo, hi};
+}
+
+// `range`: the {lowest, highest} to encode over where it is wider than v's own (a decomposed
+// run's ranks encode over the whole grid's, kernels/medium.hpp Medium::coefficient_range).
+inline CompactArray encode_array(ModelPrecision p, const std::vector<float>& v, const Layout& l,
+                                 const std::array<float, 2>* range = nullptr) {
+  CompactArray a;
+  a.code.resize(v.size());
+  auto [lo, hi] = array_range(v, l);
+  if (range) {
+    lo = std::min(lo, (*range)[0]);
+    hi = std::max(hi, (*range)[1]);
+  }
+  const float big = std::max(std::fabs(lo), std::fabs(hi));
   if (p == ModelPrecision::kFixed16) {
     a.offset = lo;
     a.scale = static_cast<float>((static_cast<double>(hi) - lo) / 65535.0);

@@ -32,8 +32,9 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs,
   EngineChoice out;
   out.backend = b;
   const StepSpec& spec = domain ? domain->spec : plan.spec;
-  const Medium medium =
+  Medium medium =
       domain ? layout_medium(plan, spec.layout, domain->sub.layout_lo) : layout_medium(plan);
+  if (domain) medium.coefficient_range = domain->coefficient_range;
   if (b == Backend::kCuda) {
     const int device = domain ? domain->device % static_cast<int>(devices.size()) : 0;
     out.device = devices[device].name;

@@ -48,6 +48,9 @@ struct RankDomain {
   StepSpec spec;   // local_spec(global, sub)
   int halo = 0;    // cells exchanged across each face
   int device = 0;  // the CUDA device (the node-local rank modulo the devices)
+  // With a compact kernel.model_precision: the range of each encoded coefficient array over the
+  // whole grid (Medium::coefficient_range); empty otherwise.
+  std::vector<std::array<float, 2>> coefficient_range;
 };
 
 // The step description of one rank: `global` over the subdomain's layout, the layers and the

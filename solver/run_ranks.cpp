@@ -83,6 +83,17 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   r.domain.sub = dec.subdomain(group.rank(), plan.spec);
   r.domain.spec = local_spec(plan.spec, r.domain.sub);
   r.domain.halo = halo;
+  // A compact model precision encodes each coefficient array over its range: over the whole
+  // grid's (the group's ranks' combined), so that every rank rounds each cell as one rank would.
+  if (c.kernel.model_precision != ModelPrecision::kFp32 && group.size() > 1) {
+    auto range = coefficient_ranges(
+        layout_medium(plan, r.domain.spec.layout, r.domain.sub.layout_lo), r.domain.spec, plan.dt);
+    for (auto& [lo, hi] : range) {
+      lo = static_cast<float>(-group.max(-static_cast<double>(lo)));
+      hi = static_cast<float>(group.max(static_cast<double>(hi)));
+    }
+    r.domain.coefficient_range = std::move(range);
+  }
   const parallel::Comm node = world.node();
   r.domain.device = node.rank();
   r.ranks_on_node = node.size();

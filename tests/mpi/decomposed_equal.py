@@ -61,6 +61,7 @@ type = "{boundary}"
 {width}free_surface = {fs}
 [kernel]
 precision = "{precision}"
+model_precision = "{model_precision}"
 {command}[output]
 directory = "{out}"
 [output.snapshots]
@@ -76,6 +77,11 @@ CASES = {
     "tti-sponge-fs": dict(physics="tti", boundary="sponge", fs="true"),
     "tti-none": dict(physics="tti", boundary="none", fs="false", order=4),
     "shots": dict(physics="acoustic", boundary="sponge", fs="true", order=4),
+    # 16-bit coefficients over each array's range: the ranks encode over the whole grid's range.
+    "vti-fixed16": dict(physics="vti", boundary="sponge", fs="true", order=4,
+                        model_precision="fixed16"),
+    "tti-fixed16": dict(physics="tti", boundary="sponge", fs="true", order=4,
+                        model_precision="fixed16"),
 }
 
 SHOTS = """[shots]
@@ -104,7 +110,7 @@ def command_section(command, data):
 
 
 def config(case, out, command="run", data=""):
-    c = dict(precision="fp32", order=8, source="position = [160.0, 150.0, 100.0]\n", shots="",
+    c = dict(precision="fp32", model_precision="fp32", order=8, source="position = [160.0, 150.0, 100.0]\n", shots="",
              rx="0.0", rx_end="320.0", command=command_section(command, data))
     c.update(CASES[case])
     if case == "shots":  # receivers as offsets from each shot
