@@ -45,7 +45,8 @@
 #              SCALING_EXCHANGE ("auto"): the parallel.exchange values to run on several ranks;
 #              first `nvidia-smi topo -m` and `seisfd bench --peer` (each pair's bandwidth);
 #              with BASELINE, each point of SCALING_BASELINE_PHYSICS (acoustic) also with the
-#              baseline's binary right after (the CSV's tree column)
+#              baseline's binary right after (the CSV's tree column); SCALING_WEAK_AXIS (x, y
+#              or z): the axis weak runs grow along
 #   shots      shot-parallel modelling and migration of configs/rtm_salt.toml (SHOTS_EQ, acoustic):
 #              1 shot on 1 GPU, then as many shots as GPUs, one shot group a GPU; wall seconds
 #              and the per-GPU efficiency into $OUT/results/shots.csv
@@ -488,7 +489,15 @@ step_scaling() {
         for ex in $exchanges; do
         for rep in $(seq 1 ${SCALING_REPEATS:-1}); do
         local nz=512 ny=512 nx=512
-        if [ $kind = weak ]; then nx=$((512 * n)); fi
+        # SCALING_WEAK_AXIS (x): the axis a weak run's grid grows along (x cuts the ranks along x,
+        # whose interiors the CUDA engine does not split; z keeps the cuts contiguous and split).
+        if [ $kind = weak ]; then
+          case ${SCALING_WEAK_AXIS:-x} in
+            z) nz=$((512 * n)) ;;
+            y) ny=$((512 * n)) ;;
+            *) nx=$((512 * n)) ;;
+          esac
+        fi
         if [ $kind = strong ]; then
           if [ $eq = tti ]; then nz=768; ny=768; nx=768; else nx=1024; fi
         fi
