@@ -125,13 +125,15 @@ def cells(r):
     return int(r["nz"]) * int(r["ny"]) * int(r["nx"])
 
 
-def read_points(path, overlap=None, exchange=None):
+def read_points(path, overlap=None, exchange=None, tree="new"):
     """The measured points of a CSV (those that ran); with `overlap` ("true" or "false"), only
     the rows measured that way where the CSV has an overlap column (one-GPU rows always); with
     `exchange` ("peer", "mpi", "host"), only the runs of several ranks whose exchange column
-    starts with it."""
+    starts with it; where the CSV has a tree column (scripts/device.sh scaling with a baseline
+    tree run beside), only the rows of `tree`."""
     with open(path) as f:
         rows = [r for r in csv.DictReader(f) if float(r["gcells_per_s"]) > 0]
+    rows = [r for r in rows if r.get("tree", tree) == tree]
     if overlap is not None:
         rows = [r for r in rows if int(r["ranks"]) == 1 or r.get("overlap", overlap) == overlap]
     if exchange is not None:
@@ -244,6 +246,8 @@ def main(argv=None):
     ap.add_argument("--exchange", choices=["peer", "mpi", "host"],
                     help="calibrate only on the runs of several ranks that used this exchange "
                          "(a CSV of several)")
+    ap.add_argument("--tree", default="new",
+                    help="with a CSV of two trees (a tree column): the rows of this one")
     ap.add_argument("--physics", default="tti", choices=sorted(HALO_FIELDS))
     ap.add_argument("--order", type=int, default=8)
     ap.add_argument("--local", type=int, nargs=3, default=[512, 512, 512], metavar=("NZ", "NY", "NX"),
@@ -263,7 +267,7 @@ def main(argv=None):
                     help="draw the measured points and the model's weak efficiency and strong "
                          "speed-up into this file (matplotlib)")
     a = ap.parse_args(argv)
-    points = read_points(a.csv, a.measured_overlap, a.exchange)
+    points = read_points(a.csv, a.measured_overlap, a.exchange, a.tree)
     base = Machine(nvlink_gbs=a.nvlink_gbs, ib_gbs=a.ib_gbs, gpus_per_node=a.gpus_per_node)
     m, rate = calibrate(points, a.physics, base)
     if a.packed:

@@ -91,3 +91,19 @@ def test_cli_draws_the_measured_points_beside_the_model(tmp_path):
     assert scaling.main([str(FOUR), "--exchange", "peer", "--physics", "tti", "--gpus-per-node",
                          "4", "--max-gpus", "64", "--plot", str(png)]) == 0
     assert png.stat().st_size > 10000
+
+
+def test_a_csv_of_two_trees_gives_the_rows_of_one():
+    flags = Path(__file__).resolve().parents[2] / "bench" / "results" / \
+        "2026-11-27_4xh200-nvlink_scaling_device_flags.csv"
+    new = scaling.read_points(flags)
+    old = scaling.read_points(flags, tree="baseline")
+    assert {r["tree"] for r in new} == {"new"} and {r["tree"] for r in old} == {"baseline"}
+    with open(flags) as f:
+        assert len(new) + len(old) == sum(1 for _ in f) - 1  # every row is of one tree
+    # The device-synchronised exchange against the host handshake, 4 GPUs strong [2,1,2].
+    strong4 = [float(r["gcells_per_s"]) for r in new + old
+               if r["kind"] == "strong" and r["ranks"] == "4" and r["physics"] == "acoustic"]
+    assert len(strong4) == 2 and strong4[0] > 2 * strong4[1]
+    # CSVs without the column keep every row.
+    assert len(scaling.read_points(CSV, tree="baseline")) == len(scaling.read_points(CSV))
