@@ -51,7 +51,9 @@
 #              1 shot on 1 GPU, then as many shots as GPUs, one shot group a GPU; wall seconds
 #              and the per-GPU efficiency into $OUT/results/shots.csv
 #   decomp     one acoustic run (200 steps, peer) per item of DECOMP, "ranks:[pz,py,px]:NZxNYxNX"
-#              (default: 2 and 4 ranks cut along each axis)
+#              [":key=value;..."] (default: 2 and 4 ranks cut along each axis); each rank's loop
+#              time and wait, and each busy GPU's lowest clock, power and utilisation
+#              (nvidia-smi every 100 ms; DECOMP_SMI=0: not)
 #   ncu        Nsight Compute (--set full) of NCU_VARIANT's first update launch (default
 #              tti/o8/smem_ring) in a 3-step run of configs/bench_512_o8.toml: the 512^3 step itself,
 #              not a bench's verification or autotuning launch; report in $OUT/ncu.txt
@@ -591,10 +593,46 @@ step_decomp() {  # one acoustic whole run per decomposition of DECOMP (ranks, sp
     dt=$($B/app/seisfd check $cfg "${ext[@]}" 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
     dur=$(python3 -c "print($dt * 200)")
     rm -rf /tmp/dc
+    # Each GPU's clocks, power and utilisation every 100 ms during the run (DECOMP_SMI=0: not):
+    # what a rank's own work slows with when it does (bench/NOTES.md, the slow 4-rank runs).
+    local smi="" item=$((${item:-0} + 1))
+    if [ "${DECOMP_SMI:-1}" = 1 ]; then
+      nvidia-smi --query-gpu=timestamp,index,clocks.sm,clocks.mem,power.draw,utilization.gpu,temperature.gpu,clocks_event_reasons.active \
+        --format=csv,noheader -lms 100 > "$OUT/decomp_smi_$item.csv" 2>/dev/null &
+      smi=$!
+      # Which processes hold a context on which GPU (every rank should be on its own one).
+      ( while sleep 1; do nvidia-smi --query-compute-apps=gpu_bus_id,pid,used_memory \
+          --format=csv,noheader 2>/dev/null | sort | tr '\n' ';'; echo; done ) > "$OUT/decomp_apps_$item.txt" &
+      smi="$smi $!"
+    fi
     timeout 60 mpirun --oversubscribe --bind-to none -np $n $B/app/seisfd run $cfg --backend cuda \
       --quiet --overwrite "${ext[@]}" --set time.duration=$dur --set output.directory=\"/tmp/dc\" \
       --set "parallel.decomposition=$dec" --set parallel.exchange=\"peer\" > /tmp/dc.log 2>&1 ||
       tail -3 /tmp/dc.log | tee -a "$S"
+    if [ -n "$smi" ]; then
+      kill $smi 2>/dev/null; wait $smi 2>/dev/null
+      echo "  contexts (bus id, pid, memory), the sample with the most: $(awk '{ print length($0), $0 }' "$OUT/decomp_apps_$item.txt" | sort -n | tail -1 | cut -d' ' -f2-)" | tee -a "$S"
+      # Per GPU: the lowest SM clock and the highest utilisation and power seen while it ran.
+      python3 - "$OUT/decomp_smi_$item.csv" <<'PY' | tee -a "$S"
+import sys
+per = {}
+for line in open(sys.argv[1]):
+    f = [x.strip() for x in line.split(",")]
+    if len(f) < 8:
+        continue
+    try:
+        g, sm, pw, ut = int(f[1]), float(f[2].split()[0]), float(f[4].split()[0]), float(f[5].split()[0])
+    except ValueError:
+        continue
+    if ut < 50:
+        continue  # start-up and the model's set-up: the GPU idle
+    q = per.setdefault(g, [1e9, 0.0, 0.0, set()])
+    q[0], q[1], q[2] = min(q[0], sm), max(q[1], pw), max(q[2], ut)
+    q[3].add(f[7])
+print("  busy GPUs (min SM MHz, max W, max util %, clock event reasons):",
+      {g: (int(q[0]), int(q[1]), int(q[2]), sorted(q[3])) for g, q in sorted(per.items())})
+PY
+    fi
     python3 -c "import json; r=json.load(open('/tmp/dc/report.json')); p=r.get('parallel', {}); print('$n $dec $grid $more', round(r['performance']['gcells_per_s'], 1), 'Gcells/s', round(r['performance']['seconds'], 3), 's, wait', p.get('exchange_wait_seconds_rank0'), 'host', p.get('exchange_seconds_rank0'), r['backend'].get('kernel'), r['backend'].get('compressible', ''), 'per rank (loop s, wait s):', [(round(q['loop_seconds'], 3), round(q['exchange_wait_seconds'], 4)) for q in p.get('per_rank', [])])" 2>&1 |
       tee -a "$S"
   done
