@@ -31,6 +31,12 @@ bool cuda_built();
 std::string cuda_runtime_version();      // "" when not built
 std::vector<DeviceInfo> cuda_devices();  // never throws; empty when no driver or device;
                                          // leaves the current device as it was
+// The number of devices (0 without a driver), and one device's description: neither makes a
+// context on any other device (cuda_devices() makes one on every device, for its free memory;
+// a rank of a decomposed run that did so would hold a context on every GPU of its node).
+// cuda_device throws std::runtime_error for an id it does not find.
+int cuda_device_count();
+DeviceInfo cuda_device(int id);
 
 // Device memory of one state: both time levels of every field, and the CPML memory variables.
 inline size_t cuda_state_bytes(Physics p, const StepSpec& spec) {

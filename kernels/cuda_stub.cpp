@@ -14,6 +14,13 @@ std::string cuda_runtime_version() {
 std::vector<DeviceInfo> cuda_devices() {
   return {};
 }
+int cuda_device_count() {
+  return 0;
+}
+DeviceInfo cuda_device(int id) {
+  throw std::runtime_error("backend cuda: no CUDA device " + std::to_string(id) +
+                           " (this seisfd was built without CUDA)");
+}
 std::unique_ptr<Engine> make_cuda_engine(const StepSpec&, const Medium&, double,
                                          const CudaEngineOptions&) {
   throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");

@@ -10,12 +10,12 @@ namespace seisfd {
 
 Backend resolve_backend(const RunConfig& c, Backend requested) {
   Backend b = requested != Backend::kAuto ? requested : c.kernel.backend;
-  const auto devices = cuda_devices();
-  if (b == Backend::kAuto) b = devices.empty() ? Backend::kCpu : Backend::kCuda;
+  const int devices = cuda_device_count();
+  if (b == Backend::kAuto) b = devices == 0 ? Backend::kCpu : Backend::kCuda;
   if (b == Backend::kCuda) {
     if (c.kernel.precision == Precision::kFp64)
       throw ConfigError("kernel.precision", "fp64 runs only on the cpu backend", c.source_path);
-    if (devices.empty())
+    if (devices == 0)
       throw ConfigError("kernel.backend",
                         cuda_built() ? "cuda requested but no CUDA device was found"
                                      : "cuda requested but this build has no CUDA backend",
@@ -28,7 +28,6 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs,
                          const RankDomain* domain) {
   const RunConfig& c = plan.config;
   const Backend b = resolve_backend(c, requested);
-  const auto devices = cuda_devices();
   EngineChoice out;
   out.backend = b;
   const StepSpec& spec = domain ? domain->spec : plan.spec;
@@ -36,8 +35,8 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs,
       domain ? layout_medium(plan, spec.layout, domain->sub.layout_lo) : layout_medium(plan);
   if (domain) medium.coefficient_range = domain->coefficient_range;
   if (b == Backend::kCuda) {
-    const int device = domain ? domain->device % static_cast<int>(devices.size()) : 0;
-    out.device = devices[device].name;
+    const int device = domain ? domain->device % cuda_device_count() : 0;
+    out.device = cuda_device(device).name;
     CudaEngineOptions o;
     o.device = device;
     o.variant = c.kernel.variant;

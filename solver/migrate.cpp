@@ -90,8 +90,8 @@ Budgets budgets(const RunPlan& p, Backend b, int sharing = 1) {
     // On the CPU the device is the host: the budget bounds every strategy.
     if (b != Backend::kCuda) out.host = std::min(out.host, out.device);
   } else if (b == Backend::kCuda) {
-    const auto devs = cuda_devices();
-    out.device = devs.empty() ? 0 : 0.9 * static_cast<double>(devs[0].free_bytes);
+    out.device =
+        cuda_device_count() == 0 ? 0 : 0.9 * static_cast<double>(cuda_device(0).free_bytes);
   } else {
     out.device = out.host;
   }

@@ -1,6 +1,9 @@
 // Device discovery (kernels/cuda_backend.hpp).
 #include <cuda_runtime_api.h>
 
+#include <stdexcept>
+#include <string>
+
 #include "kernels/cuda_backend.hpp"
 
 namespace seisfd {
@@ -15,30 +18,58 @@ std::string cuda_runtime_version() {
   return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
 }
 
-std::vector<DeviceInfo> cuda_devices() {
-  std::vector<DeviceInfo> out;
+int cuda_device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
     cudaGetLastError();  // clear: "no driver" is an answer, not an error
-    return out;
+    return 0;
   }
+  return n;
+}
+
+namespace {
+
+// Device i's description, or false where the runtime does not describe it. Its free memory is
+// the current device's: the device is switched to for that query only (a context on it).
+bool describe(int i, DeviceInfo& d) {
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, i) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  d = DeviceInfo{};
+  d.id = i;
+  d.name = p.name;
+  d.compute_capability = p.major * 10 + p.minor;
+  d.multiprocessors = p.multiProcessorCount;
+  d.total_bytes = p.totalGlobalMem;
   int current = 0;
   const bool restore = cudaGetDevice(&current) == cudaSuccess;
-  for (int i = 0; i < n; ++i) {
-    cudaDeviceProp p{};
-    if (cudaGetDeviceProperties(&p, i) != cudaSuccess) continue;
-    DeviceInfo d;
-    d.id = i;
-    d.name = p.name;
-    d.compute_capability = p.major * 10 + p.minor;
-    d.multiprocessors = p.multiProcessorCount;
-    d.total_bytes = p.totalGlobalMem;
-    // The free memory is the current device's: switch for the query only.
-    if (cudaSetDevice(i) == cudaSuccess) cudaMemGetInfo(&d.free_bytes, &d.total_bytes);
-    out.push_back(d);
-  }
+  if (cudaSetDevice(i) == cudaSuccess) cudaMemGetInfo(&d.free_bytes, &d.total_bytes);
   if (restore) cudaSetDevice(current);
+  cudaGetLastError();
+  return true;
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> cuda_devices() {
+  std::vector<DeviceInfo> out;
+  const int n = cuda_device_count();
+  for (int i = 0; i < n; ++i) {
+    DeviceInfo d;
+    if (describe(i, d)) out.push_back(d);
+  }
   return out;
+}
+
+DeviceInfo cuda_device(int id) {
+  DeviceInfo d;
+  const int n = cuda_device_count();
+  if (id < 0 || id >= n || !describe(id, d))
+    throw std::runtime_error("backend cuda: no CUDA device " + std::to_string(id) + " (found " +
+                             std::to_string(n) + ")");
+  return d;
 }
 
 }  // namespace seisfd

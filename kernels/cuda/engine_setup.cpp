@@ -8,12 +8,8 @@ namespace seisfd::cuda {
 
 EngineSetup prepare_engine(const StepSpec& spec, size_t bytes, const std::string& variant,
                            Physics physics, int device, Compressible compressible) {
-  const auto devs = cuda_devices();
-  if (device < 0 || device >= static_cast<int>(devs.size()))
-    throw std::runtime_error("backend cuda: no CUDA device " + std::to_string(device) + " (found " +
-                             std::to_string(devs.size()) + ")");
   EngineSetup s;
-  s.device = devs[device];
+  s.device = cuda_device(device);  // throws where there is none
   if (bytes > s.device.free_bytes)
     throw std::runtime_error("backend cuda: the run needs " + std::to_string(bytes >> 20) +
                              " MiB of device memory, " + s.device.name + " has " +
