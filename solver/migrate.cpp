@@ -81,8 +81,9 @@ struct Budgets {
 };
 
 // The source-wavefield budget: migration.memory_budget, else what the device (the host for
-// the cpu backend) has free less 10%. Per rank: `sharing` ranks share the host's memory.
-Budgets budgets(const RunPlan& p, Backend b, int sharing = 1) {
+// the cpu backend) has free less 10%. Per rank: `sharing` ranks share the host's memory;
+// `device`: the CUDA device the run computes on.
+Budgets budgets(const RunPlan& p, Backend b, int sharing = 1, int device = 0) {
   Budgets out;
   out.host = 0.9 * host_available_bytes() / sharing;
   if (p.config.migration.memory_budget > 0) {
@@ -91,7 +92,7 @@ Budgets budgets(const RunPlan& p, Backend b, int sharing = 1) {
     if (b != Backend::kCuda) out.host = std::min(out.host, out.device);
   } else if (b == Backend::kCuda) {
     out.device =
-        cuda_device_count() == 0 ? 0 : 0.9 * static_cast<double>(cuda_device(0).free_bytes);
+        cuda_device_count() == 0 ? 0 : 0.9 * static_cast<double>(cuda_device(device).free_bytes);
   } else {
     out.device = out.host;
   }
@@ -324,7 +325,8 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   at.connect(e);
   clock.mark("engine");
   const ImagingSteps steps{plan.nt, imaging_interval(plan)};
-  const Budgets b = budgets(plan, ec.backend, at.decomposed() ? at.ranks.ranks_on_node : 1);
+  const Budgets b = budgets(plan, ec.backend, at.decomposed() ? at.ranks.ranks_on_node : 1,
+                            ec.backend == Backend::kCuda ? e.context().device : 0);
   // A decomposed run: every rank keeps what the largest part needs (migration.memory_budget
   // is each rank's; boundary: as if it kept every strip); rank 0 chooses for all.
   StepSpec largest = plan.spec;
