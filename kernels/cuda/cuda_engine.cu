@@ -143,19 +143,7 @@ class CudaEngine final : public Engine {
     }
     if (n_end <= n_begin) return;
     const cuda::DeviceGuard guard(device_);
-    if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, stream());
-    // Launches of at most kPerLaunch reductions each (one accumulator each).
-    const int64_t every = diagnostics_every();
-    for (int n = n_begin; n < n_end;) {
-      int end = n_end;
-      if (every > 0)
-        end = static_cast<int>(
-            std::min<int64_t>(n_end, first_due(n) + every * cuda::DiagQueue::kPerLaunch));
-      launch_chunk(s, n, end, io);
-      n = end;
-    }
-    device_step_ = n_end;
-    s.set_step(n_end);
+    launch_steps(s, n_begin, n_end, io);
   }
 
   // Each step's interior update queued between x.start() and x.finish(), the rest after them;
@@ -176,21 +164,8 @@ class CudaEngine final : public Engine {
     if (n_end <= n_begin) return;
     CudaState& s = own(state);
     const cuda::DeviceGuard guard(device_);
-    if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, stream());
     const Split split{inner, &x};
-    // As advance(): launches of at most kPerLaunch reductions each; one step at a time where
-    // the exchange waits on the host.
-    const int64_t every = diagnostics_every();
-    for (int n = n_begin; n < n_end;) {
-      int end = x.device_ordered ? n_end : n + 1;
-      if (every > 0)
-        end = static_cast<int>(
-            std::min<int64_t>(end, first_due(n) + every * cuda::DiagQueue::kPerLaunch));
-      launch_chunk(s, n, end, io, &split);
-      n = end;
-    }
-    device_step_ = n_end;
-    s.set_step(n_end);
+    launch_steps(s, n_begin, n_end, io, &split);
   }
 
   ExecContext context() const override { return ctx(); }
@@ -406,6 +381,24 @@ class CudaEngine final : public Engine {
     Box inner;
     const SplitExchange* exchange;
   };
+
+  // Steps [n_begin, n_end) in launches of at most kPerLaunch reductions each (one accumulator
+  // each), and of one step each where a split's exchange waits on the host.
+  void launch_steps(CudaState& s, int n_begin, int n_end, const StepIo& io,
+                    const Split* split = nullptr) {
+    if (n_begin != device_step_) cuda::launch_set_step(step_.get(), n_begin, stream());
+    const int64_t every = diagnostics_every();
+    for (int n = n_begin; n < n_end;) {
+      int end = split && !split->exchange->device_ordered ? n + 1 : n_end;
+      if (every > 0)
+        end = static_cast<int>(
+            std::min<int64_t>(end, first_due(n) + every * cuda::DiagQueue::kPerLaunch));
+      launch_chunk(s, n, end, io, split);
+      n = end;
+    }
+    device_step_ = n_end;
+    s.set_step(n_end);
+  }
 
   // Steps [n, end) as one graph, or as plain launches, with the reductions due among them.
   void launch_chunk(CudaState& st, int n, int end, const StepIo& io, const Split* split = nullptr) {
