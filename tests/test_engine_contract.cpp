@@ -299,32 +299,38 @@ TEST_P(EngineContract, SplitStepsChangeNothing) {
   }
 }
 
+// An exchange with no neighbours (it fills nothing) that overlaps: it counts its start() and
+// finish() calls and those out of order, and its interior leaves out the faces of one axis as if
+// that axis had neighbours both sides. `ordered`: it says it only queues device work.
+struct CountingExchange final : HaloExchange {
+  int starts = 0, finishes = 0, out_of_order = 0, radius = 0, axis = 0;
+  bool ordered = false;
+  const char* name() const override { return "counting"; }
+  void exchange(WaveState&, int) override { ++out_of_order; }
+  bool overlaps() const override { return true; }
+  bool device_ordered() const override { return ordered; }
+  void start(WaveState&) override {
+    if (starts != finishes) ++out_of_order;
+    ++starts;
+  }
+  void finish(WaveState&, int) override {
+    if (finishes + 1 != starts) ++out_of_order;
+    ++finishes;
+  }
+  Box interior(const StepSpec& spec) const override {
+    Box b = HaloExchange::interior(spec);
+    b.lo[axis] += radius;
+    b.hi[axis] -= radius;
+    return b;
+  }
+};
+
 // Propagation::steps with an exchange that overlaps: start() and finish() once per step, in
-// that order, around the engine's split step; the fields and traces as without an exchange (the
-// exchange here has no neighbours, so it fills nothing).
+// that order, around the engine's split step; the fields and traces as without an exchange.
 TEST_P(EngineContract, OverlappingExchangeWrapsEachStep) {
   const Propagation a = run(s_().src, {40});
-  struct Counting final : HaloExchange {
-    int starts = 0, finishes = 0, out_of_order = 0, radius = 0;
-    const char* name() const override { return "counting"; }
-    void exchange(WaveState&, int) override { ++out_of_order; }
-    bool overlaps() const override { return true; }
-    void start(WaveState&) override {
-      if (starts != finishes) ++out_of_order;
-      ++starts;
-    }
-    void finish(WaveState&, int) override {
-      if (finishes + 1 != starts) ++out_of_order;
-      ++finishes;
-    }
-    Box interior(const StepSpec& spec) const override {  // as if z had neighbours both sides
-      Box b = HaloExchange::interior(spec);
-      b.lo[0] += radius;
-      b.hi[0] -= radius;
-      return b;
-    }
-  } x;
-  x.radius = s_().p.spec.radius;
+  CountingExchange x;
+  x.radius = s_().p.spec.radius;  // as if z had neighbours
   Propagation b(*engine_);
   b.set_injection(s_().src, s_().w, s_().nt);
   b.set_recording(s_().rec, s_().nt);
@@ -343,22 +349,10 @@ TEST_P(EngineContract, OverlappingExchangeWrapsEachStep) {
 // and traces are still those of whole steps.
 TEST_P(EngineContract, DeviceOrderedExchangeStepsInChunks) {
   const Propagation a = run(s_().src, {40});
-  struct Queued final : HaloExchange {
-    int starts = 0, finishes = 0, radius = 0;
-    const char* name() const override { return "queued"; }
-    void exchange(WaveState&, int) override {}
-    bool overlaps() const override { return true; }
-    bool device_ordered() const override { return true; }
-    void start(WaveState&) override { ++starts; }
-    void finish(WaveState&, int) override { ++finishes; }
-    Box interior(const StepSpec& spec) const override {  // as if y had neighbours both sides
-      Box b = HaloExchange::interior(spec);
-      b.lo[1] += radius;
-      b.hi[1] -= radius;
-      return b;
-    }
-  } x;
+  CountingExchange x;
   x.radius = s_().p.spec.radius;
+  x.axis = 1;  // as if y had neighbours
+  x.ordered = true;
   Propagation b(*engine_);
   b.set_injection(s_().src, s_().w, s_().nt);
   b.set_recording(s_().rec, s_().nt);
@@ -366,6 +360,7 @@ TEST_P(EngineContract, DeviceOrderedExchangeStepsInChunks) {
   b.steps(0, 20);
   b.steps(20, 40);  // the same chunk again: a graph recorded for the first is replayed
   EXPECT_EQ(x.starts, x.finishes);
+  EXPECT_EQ(x.out_of_order, 0);
   EXPECT_GE(x.starts, 20);
   EXPECT_LE(x.starts, 40);
   EXPECT_EQ(b.state().step(), 40);
