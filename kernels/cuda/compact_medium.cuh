@@ -1,12 +1,13 @@
 // Reads of the compact medium (kernels/model_precision.hpp) in the update kernels: a 16-bit code
 // per cell and array, decoded in registers with the one correctly rounded fmaf the host's
 // decode() uses, so a kernel sees exactly the fp32 values the CPU engine and the fp32 copy hold.
-// Device code only.
+// Device code, and the host's choice of a compact kernel.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/registry.hpp"
 
@@ -56,6 +57,25 @@ __device__ __forceinline__ float e_from_g(float d, float g) {
 __device__ __forceinline__ float4 e_from_g(const float4& d, const float4& g) {
   return make_float4(e_from_g(d.x, g.x), e_from_g(d.y, g.y), e_from_g(d.z, g.z),
                      e_from_g(d.w, g.w));
+}
+
+// The kernel that reads the medium in precision p (not fp32), with the fused diagnostics or
+// not: kernel_of(m, d) gives it for m, an integral_constant of the precision, and d, one of the
+// diagnostics flag (a variant's template arguments are spelled once, in kernel_of).
+template <class KernelOf>
+const void* compact_kernel(ModelPrecision p, bool diag, KernelOf kernel_of) {
+  using M = ModelPrecision;
+  const auto pick = [&](auto m) {
+    return diag ? kernel_of(m, std::true_type{}) : kernel_of(m, std::false_type{});
+  };
+  switch (p) {
+    case M::kFp16:
+      return pick(std::integral_constant<M, M::kFp16>{});
+    case M::kBf16:
+      return pick(std::integral_constant<M, M::kBf16>{});
+    default:
+      return pick(std::integral_constant<M, M::kFixed16>{});
+  }
 }
 
 }  // namespace seisfd::cuda

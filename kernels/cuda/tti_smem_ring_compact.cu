@@ -9,19 +9,10 @@ namespace {
 // The forward kernel reading the medium in precision p (not fp32).
 template <int R>
 const void* compact_kernel(ModelPrecision p, bool diag) {
-  using M = ModelPrecision;
-  const auto pick = [&](auto k0, auto k1) { return reinterpret_cast<const void*>(diag ? k1 : k0); };
-  switch (p) {
-    case M::kFp16:
-      return pick(&tti_smem_ring_kernel<R, false, false, false, M::kFp16>,
-                  &tti_smem_ring_kernel<R, false, false, true, M::kFp16>);
-    case M::kBf16:
-      return pick(&tti_smem_ring_kernel<R, false, false, false, M::kBf16>,
-                  &tti_smem_ring_kernel<R, false, false, true, M::kBf16>);
-    default:
-      return pick(&tti_smem_ring_kernel<R, false, false, false, M::kFixed16>,
-                  &tti_smem_ring_kernel<R, false, false, true, M::kFixed16>);
-  }
+  return cuda::compact_kernel(p, diag, [](auto m, auto d) {
+    return reinterpret_cast<const void*>(
+        &tti_smem_ring_kernel<R, false, false, decltype(d)::value, decltype(m)::value>);
+  });
 }
 
 }  // namespace

@@ -467,19 +467,10 @@ __global__ void __launch_bounds__(VtiShape<R>::kThreads, VtiShape<R>::kMinBlocks
 // The forward kernel reading the medium in precision p (not fp32).
 template <int R>
 const void* compact_kernel(ModelPrecision p, bool diag) {
-  using M = ModelPrecision;
-  const auto pick = [&](auto k0, auto k1) { return reinterpret_cast<const void*>(diag ? k1 : k0); };
-  switch (p) {
-    case M::kFp16:
-      return pick(&vti_smem_regqueue_kernel<R, false, false, false, M::kFp16>,
-                  &vti_smem_regqueue_kernel<R, false, false, true, M::kFp16>);
-    case M::kBf16:
-      return pick(&vti_smem_regqueue_kernel<R, false, false, false, M::kBf16>,
-                  &vti_smem_regqueue_kernel<R, false, false, true, M::kBf16>);
-    default:
-      return pick(&vti_smem_regqueue_kernel<R, false, false, false, M::kFixed16>,
-                  &vti_smem_regqueue_kernel<R, false, false, true, M::kFixed16>);
-  }
+  return cuda::compact_kernel(p, diag, [](auto m, auto d) {
+    return reinterpret_cast<const void*>(
+        &vti_smem_regqueue_kernel<R, false, false, decltype(d)::value, decltype(m)::value>);
+  });
 }
 
 template <int R, bool kT>
