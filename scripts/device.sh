@@ -36,7 +36,8 @@
 #              RANKS_DECOMP, default [1,1,2]) with the exchange overlapped and not (and BASELINE's
 #              binary), twice; RANKS_MPS=1: again under the MPS daemon; RANKS_TESTS: the ctest
 #              filter; RANKS_SANITIZE=1: memcheck of 4 ranks with the peer exchange; RANKS_RUNS=0:
-#              no whole runs
+#              no whole runs; RANKS_EXCHANGE: the parallel.exchange values of the 2-rank runs
+#              (auto); RANKS_CTEST=0: the runs without the ctest
 #   scaling    weak (512^3 a GPU) and strong (1024 x 512 x 512 acoustic, 768^3 TTI) whole runs of
 #              SCALING_STEPS (200) steps, order 8, on 1, 2, 4, 8 of the machine's GPUs (one rank
 #              each, exchange auto), acoustic and TTI: $OUT/results/scaling.csv; SCALING_PHYSICS,
@@ -408,7 +409,7 @@ step_cpu_bench() {
 
 step_ranks() {
   build
-  log "ranks: ctest -R 'Ranks|SplitSteps' (SEISFD_REQUIRE_GPU=1)"
+  [ "${RANKS_CTEST:-1}" = 1 ] && log "ranks: ctest -R 'Ranks|SplitSteps' (SEISFD_REQUIRE_GPU=1)" &&
   SEISFD_REQUIRE_GPU=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
     timeout ${RANKS_CTEST_S:-240} ctest --test-dir $B -R "${RANKS_TESTS:-Ranks|SplitSteps}" -j ${RANKS_CTEST_J:-2} --timeout 200 \
     --output-on-failure > "$OUT/ctest_ranks.log" 2>&1
@@ -441,15 +442,17 @@ step_ranks() {
       report "$eq 1 rank (run $rep)" /tmp/ranks1/report.json
       local bins=("$B/app/seisfd:overlap" "$B/app/seisfd:no-overlap")
       [ -n "${BASELINE:-}" ] && bins+=("build/baseline/app/seisfd:baseline")
+      for ex in ${RANKS_EXCHANGE:-auto}; do
       for bo in "${bins[@]}"; do
-        local bin=${bo%%:*} what=${bo##*:} set=()
-        [ $what = no-overlap ] && set=(--set parallel.overlap=false)
+        local bin=${bo%%:*} what=${bo##*:} set=(--set "parallel.exchange=\"$ex\"")
+        [ $what = no-overlap ] && set+=(--set parallel.overlap=false)
         timeout 300 mpirun --oversubscribe -np 2 $bin run $cfg "${extra[@]}" --backend cuda --quiet \
           --overwrite --set time.duration=$dur --set output.directory=\"/tmp/ranks2\" \
           --set "parallel.decomposition=${RANKS_DECOMP:-[1,1,2]}" "${set[@]}" > /tmp/ranks.log 2>&1 ||
           tail -5 /tmp/ranks.log | tee -a "$S"
-        report "$eq 2 ranks ${RANKS_DECOMP:-[1,1,2]} $what mps-$mps (run $rep)" /tmp/ranks2/report.json
+        report "$eq 2 ranks ${RANKS_DECOMP:-[1,1,2]} $ex $what mps-$mps (run $rep)" /tmp/ranks2/report.json
         python3 -c "import json; r=json.load(open('/tmp/ranks2/report.json')); print('  exchange', r['parallel'])" 2>&1 | tee -a "$S"
+      done
       done
     done
   done
