@@ -76,21 +76,47 @@ struct CudaEngineOptions {
 std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& medium, double dt,
                                          const CudaEngineOptions& options = {});
 
-// The peer halo exchange (docs/parallel.md): ranks on one node map each other's wavefield
-// buffers through CUDA IPC, and after each step a rank pulls its halo straight out of its
-// neighbours' memory, one copy kernel per face and field, axis after axis; a few bytes between
-// neighbours per axis (`sendrecv`, the solver's MPI) order each pull after the neighbour's step
-// and before the neighbour overwrites that level. The states of `engine` (a CUDA engine) are
-// mapped on first use, collectively with the neighbours. Throws where a state's memory cannot be
-// shared (compressible allocations) or a neighbour's cannot be opened (another node).
-struct PeerLink {
+// The device halo exchanges of a decomposed run on CUDA engines (docs/parallel.md). Each packs
+// the faces a rank shares with its neighbours into contiguous device buffers and unpacks the
+// neighbours' into its halo, on the engine's stream; they differ in how the packed faces travel.
+// `link` describes the rank's place in its group and the host messages the set-up needs; every
+// rank of the group constructs its exchange at the same point (the constructors are collective).
+struct HaloLink {
   std::array<int, 6> neighbour{-1, -1, -1, -1, -1, -1};  // z-, z+, y-, y+, x-, x+ (-1: none)
   int halo = 0;
+  int rank = 0, size = 1;  // this rank in the group, and the group's size
   // Sends `send_bytes` to rank `to` while receiving `recv_bytes` from rank `from` (-1: nothing).
   std::function<void(const void* send, size_t send_bytes, int to, void* recv, size_t recv_bytes,
                      int from, int tag)>
       sendrecv;
+  // One round of messages: every receive and send posted at once, then all awaited.
+  struct Message {
+    void* data;
+    size_t bytes;
+    int peer;
+    int tag;
+  };
+  std::function<void(const std::vector<Message>& sends, const std::vector<Message>& recvs)>
+      exchange;
+  std::function<void(void* data, size_t bytes, int root)> broadcast;  // root's bytes to all
 };
-std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine& engine, const PeerLink& link);
+
+// peer: neighbours on one node map each other's packed buffers through CUDA IPC and synchronise
+// on the device (a flag set with a system-scope release in the neighbour's memory, awaited with
+// acquire): no host round trip, so chunks of steps go into one CUDA graph. Throws where a
+// neighbour's memory cannot be opened (another node).
+std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine& engine, const HaloLink& link);
+
+// How the packed faces travel in the other device exchanges:
+//   kNccl:      NCCL send/receive on a second stream, ordered on the device (graphs too); needs a
+//               build with NCCL (nccl_built()) and one GPU a rank;
+//   kMpiStaged: through pinned host buffers and MPI (link.exchange), the host waiting in MPI
+//               while the interior computes;
+//   kMpiDevice: MPI on the device buffers themselves (a CUDA-aware MPI library).
+enum class DeviceTransport { kNccl, kMpiStaged, kMpiDevice };
+std::unique_ptr<HaloExchange> make_cuda_transport_exchange(Engine& engine, const HaloLink& link,
+                                                           DeviceTransport transport);
+bool nccl_built();
+std::string nccl_version();  // "2.28.3" (the library's), empty without NCCL
 
 }  // namespace seisfd

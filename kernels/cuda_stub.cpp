@@ -25,8 +25,18 @@ std::unique_ptr<Engine> make_cuda_engine(const StepSpec&, const Medium&, double,
                                          const CudaEngineOptions&) {
   throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
 }
-std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine&, const PeerLink&) {
+std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine&, const HaloLink&) {
   throw std::runtime_error("parallel.exchange = \"peer\": this seisfd was built without CUDA");
+}
+std::unique_ptr<HaloExchange> make_cuda_transport_exchange(Engine&, const HaloLink&,
+                                                           DeviceTransport) {
+  throw std::runtime_error("halo exchange on a GPU: this seisfd was built without CUDA");
+}
+bool nccl_built() {
+  return false;
+}
+std::string nccl_version() {
+  return "";
 }
 
 }  // namespace seisfd

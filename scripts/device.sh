@@ -8,6 +8,7 @@
 #              scripts/prepare_device_deps.sh), ptxas spill warnings into the summary
 #   gpu-tests  SEISFD_REQUIRE_GPU=1 ctest -L gpu (skips turn into failures); GPU_TESTS, GPU_TESTS_EXCLUDE: ctest -R, -E
 #              filters; the tests' printed errors ("[gpu-...]" lines) into gpu_printed.txt
+#   multigpu-tests  ctest -L multigpu (the NCCL rank tests: a GPU a rank), SEISFD_REQUIRE_GPU=1
 #   cpu-tests  ctest -L 'fast|slow' on the machine's cores
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
@@ -35,7 +36,8 @@
 #              RANKS_PHYSICS (acoustic) on one rank and on 2 ranks sharing the GPU (decomposition
 #              RANKS_DECOMP, default [1,1,2]) with the exchange overlapped and not (and BASELINE's
 #              binary), twice; RANKS_MPS=1: again under the MPS daemon; RANKS_TESTS: the ctest
-#              filter; RANKS_SANITIZE=1: memcheck of 4 ranks with the peer exchange; RANKS_RUNS=0:
+#              filter; RANKS_SANITIZE=1: memcheck of 4 ranks with the peer exchange (or each of
+#              RANKS_SANITIZE_EXCHANGE); RANKS_RUNS=0:
 #              no whole runs; RANKS_EXCHANGE: the parallel.exchange values of the 2-rank runs
 #              (auto); RANKS_CTEST=0: the runs without the ctest
 #   scaling    weak (512^3 a GPU) and strong (1024 x 512 x 512 acoustic, 768^3 TTI) whole runs of
@@ -139,6 +141,18 @@ step_gpu_tests() {
     grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout|\(Failed\)" "$OUT/ctest_gpu_$i.log" | head -20 |
       tee -a "$S"
   done
+}
+
+step_multigpu_tests() {
+  build
+  log "ctest -L multigpu (SEISFD_REQUIRE_GPU=1): the tests that need a GPU a rank (nccl)"
+  SEISFD_REQUIRE_GPU=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+    timeout ${MULTIGPU_CTEST_S:-300} ctest --test-dir $B -L multigpu -j 1 --timeout 280 \
+    --output-on-failure > "$OUT/ctest_multigpu.log" 2>&1
+  echo "ctest multigpu rc=$?" | tee -a "$S"
+  grep -E "tests passed|tests failed|Total Test time" "$OUT/ctest_multigpu.log" | tee -a "$S"
+  grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout|\(Failed\)|FAIL" "$OUT/ctest_multigpu.log" |
+    head -20 | tee -a "$S"
 }
 
 step_cpu_tests() {
@@ -459,7 +473,8 @@ step_ranks() {
   if [ $mps = on ]; then echo quit | nvidia-cuda-mps-control; log "MPS daemon stopped"; fi
   done
   [ -z "${RANKS_SANITIZE:-}" ] && return
-  log "ranks: compute-sanitizer memcheck on 4 ranks [2,1,2] with the peer exchange (quickstart, TTI)"
+  log "ranks: compute-sanitizer memcheck on 4 ranks [2,1,2] with the ${RANKS_SANITIZE_EXCHANGE:-peer} exchange (quickstart, TTI)"
+  for ex in ${RANKS_SANITIZE_EXCHANGE:-peer}; do
   for eq in acoustic tti; do
     local extra=()
     [ $eq = tti ] && extra=(--set 'model.epsilon=[0.2,0.1,0.1]' --set 'model.delta=[0.1,0.05,0.05]'
@@ -468,8 +483,9 @@ step_ranks() {
       $B/app/seisfd run configs/quickstart.toml --backend cuda --quiet --overwrite \
       --set physics.equation=\"$eq\" "${extra[@]}" --set time.duration=0.05 \
       --set output.directory=\"/tmp/ranks_san_$eq\" --set 'parallel.decomposition=[2,1,2]' \
-      --set parallel.exchange=\"peer\" > "$OUT/ranks_sanitize_$eq.log" 2>&1
-    echo "memcheck 4 ranks peer $eq rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/ranks_sanitize_$eq.log" | sort | uniq -c | tr '\n' ' ')" | tee -a "$S"
+      --set parallel.exchange=\"$ex\" > "$OUT/ranks_sanitize_${ex}_$eq.log" 2>&1
+    echo "memcheck 4 ranks $ex $eq rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/ranks_sanitize_${ex}_$eq.log" | sort | uniq -c | tr '\n' ' ')" | tee -a "$S"
+  done
   done
 }
 
@@ -671,6 +687,7 @@ for s in "$@"; do
   case "$s" in
     build) build ;;
     gpu-tests) step_gpu_tests ;;
+    multigpu-tests) step_multigpu_tests ;;
     cpu-tests) step_cpu_tests ;;
     sanitize) step_sanitize ;;
     bench) step_bench ;;

@@ -283,6 +283,7 @@ const char* to_string(Exchange t) {
   return t == Exchange::kAuto   ? "auto"
          : t == Exchange::kMpi  ? "mpi"
          : t == Exchange::kPeer ? "peer"
+         : t == Exchange::kNccl ? "nccl"
                                 : "host";
 }
 const char* to_string(OutputFormat t) {

@@ -244,7 +244,7 @@ struct RunSection {
 
 // [parallel]: how the ranks of an MPI launch share the work (docs/parallel.md). Ignored by a
 // run of one rank. Not part of the config digest: the results do not depend on it.
-enum class Exchange { kAuto, kMpi, kHost, kPeer };
+enum class Exchange { kAuto, kMpi, kHost, kPeer, kNccl };
 struct ParallelConfig {
   // Ranks per axis (z, y, x) of one shot group's decomposition; {0, 0, 0}: "auto", the split
   // that moves the fewest halo bytes.

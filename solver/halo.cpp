@@ -63,15 +63,23 @@ void MpiHaloExchange::exchange(WaveState& s, int fields) {
 
 Exchange resolve_exchange(Exchange asked, Backend backend, const parallel::Comm& group,
                           const std::string& source) {
-  if (asked == Exchange::kPeer && backend != Backend::kCuda)
+  const bool gpu = backend == Backend::kCuda;
+  if ((asked == Exchange::kPeer || asked == Exchange::kNccl) && !gpu)
     throw ConfigError("parallel.exchange",
-                      "\"peer\" maps GPU memory between ranks; this run computes on the cpu "
-                      "(use \"mpi\" or \"auto\")",
+                      std::string("\"") + to_string(asked) +
+                          "\" moves GPU memory between ranks; this run computes on the cpu (use "
+                          "\"mpi\" or \"auto\")",
                       source);
-  if (asked == Exchange::kPeer) return Exchange::kPeer;
-  if (asked == Exchange::kAuto && backend == Backend::kCuda && group.size() > 1 &&
-      group.node().size() == group.size())
-    return Exchange::kPeer;
+  if (asked == Exchange::kNccl && !nccl_built())
+    throw ConfigError("parallel.exchange",
+                      "\"nccl\": this seisfd was built without NCCL (install NCCL's development "
+                      "files and rebuild, or use \"peer\" or \"mpi\")",
+                      source);
+  if (asked == Exchange::kPeer || asked == Exchange::kNccl) return asked;
+  if (asked == Exchange::kAuto && gpu && group.size() > 1) {
+    if (group.node().size() == group.size()) return Exchange::kPeer;
+    if (nccl_built()) return Exchange::kNccl;
+  }
   return Exchange::kMpi;
 }
 
@@ -79,14 +87,40 @@ std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parall
                                                  const RankDomain& d, Engine& engine,
                                                  bool overlap) {
   if (group.size() == 1) return nullptr;
-  if (resolved != Exchange::kPeer)
-    return std::make_unique<MpiHaloExchange>(group, d.sub, d.spec, d.halo);
-  PeerLink link;
+  const bool gpu = engine.context().stream != nullptr;  // a CUDA engine
+  if (!gpu && (resolved == Exchange::kPeer || resolved == Exchange::kNccl))
+    throw std::logic_error(std::string("halo exchange: \"") + to_string(resolved) +
+                           "\" for an engine that does not compute on a GPU");
+  if (!gpu) return std::make_unique<MpiHaloExchange>(group, d.sub, d.spec, d.halo);
+  HaloLink link;
   link.neighbour = d.sub.neighbour;
   link.halo = d.halo;
+  link.rank = group.rank();
+  link.size = group.size();
   link.sendrecv = [group](const void* send, size_t sb, int to, void* recv, size_t rb, int from,
                           int tag) { group.sendrecv(send, sb, to, recv, rb, from, tag); };
-  std::unique_ptr<HaloExchange> x = make_cuda_peer_exchange(engine, link);
+  link.exchange = [group](const std::vector<HaloLink::Message>& sends,
+                          const std::vector<HaloLink::Message>& recvs) {
+    const auto messages = [](const std::vector<HaloLink::Message>& m) {
+      std::vector<parallel::Comm::Message> out;
+      for (const HaloLink::Message& x : m) out.push_back({x.data, x.bytes, x.peer, x.tag});
+      return out;
+    };
+    group.exchange(messages(sends), messages(recvs));
+  };
+  link.broadcast = [group](void* data, size_t bytes, int root) {
+    group.broadcast(data, bytes, root);
+  };
+  std::unique_ptr<HaloExchange> x;
+  if (resolved == Exchange::kPeer)
+    x = make_cuda_peer_exchange(engine, link);
+  else if (resolved == Exchange::kNccl)
+    x = make_cuda_transport_exchange(engine, link, DeviceTransport::kNccl);
+  else
+    x = make_cuda_transport_exchange(engine, link,
+                                     parallel::cuda_aware_mpi() == "yes"
+                                         ? DeviceTransport::kMpiDevice
+                                         : DeviceTransport::kMpiStaged);
   x->overlap = overlap;
   return x;
 }

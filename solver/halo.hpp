@@ -1,9 +1,9 @@
 // The halo exchange of a decomposed run (docs/parallel.md): after each step, the current level
 // of every field across each face a rank shares with a neighbour, `halo` cells deep, axis after
 // axis (z, then y over the z halo, then x over both), so that the edges and corners the TTI
-// cross terms read arrive too. Through MPI point to point, staged in host memory through the
-// state's box reads and writes (the engine packs and unpacks; a GPU state goes through pinned
-// host buffers).
+// cross terms read arrive too. MpiHaloExchange: through MPI point to point, staged in host
+// memory through the state's box reads and writes (the cpu engine's states); the exchanges over
+// a CUDA engine are in kernels/cuda_backend.hpp.
 #pragma once
 #include <memory>
 #include <string>
@@ -39,13 +39,16 @@ class MpiHaloExchange : public HaloExchange {
   std::vector<double> out64_, in64_;
 };
 
-// The path parallel.exchange names, resolved for a group: auto is peer where the engine computes
-// on a GPU and every rank of the group is on this node, else mpi (host and mpi are the same
-// host-staged exchange). ConfigError (key parallel.exchange) for peer without a GPU.
+// The path parallel.exchange names, resolved for a group: auto is, where the engine computes on a
+// GPU, peer when every rank of the group is on this node, else nccl where built with it; else mpi
+// (host and mpi are the same exchange). ConfigError (key parallel.exchange) for peer or nccl
+// without a GPU, and nccl in a build without it.
 Exchange resolve_exchange(Exchange asked, Backend backend, const parallel::Comm& group,
                           const std::string& source = {});
 // The exchange of a group of several ranks over `engine` (null for a group of one rank);
-// `overlap`: during the steps where it can (ParallelConfig::overlap).
+// `overlap`: during the steps where it can (ParallelConfig::overlap). mpi over a CUDA engine packs
+// the faces on the device and sends them through pinned host buffers (on the device buffers
+// where the MPI library is CUDA-aware); over the cpu engine, MpiHaloExchange.
 std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parallel::Comm& group,
                                                  const RankDomain& d, Engine& engine,
                                                  bool overlap = true);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -72,6 +73,14 @@ void check(int code, const char* what) {
   int len = 0;
   MPI_Error_string(code, text, &len);
   throw std::runtime_error(std::string(what) + ": " + std::string(text, len));
+}
+
+// A message's size as MPI counts bytes (an int).
+int message_count(size_t bytes) {
+  if (bytes > static_cast<size_t>(std::numeric_limits<int>::max()))
+    throw std::runtime_error("MPI: a message of " + std::to_string(bytes) +
+                             " bytes is larger than one MPI call sends");
+  return static_cast<int>(bytes);
 }
 
 }  // namespace
@@ -192,6 +201,11 @@ void Comm::broadcast(int& v, int root) const {
   if (impl_) check(MPI_Bcast(&v, 1, MPI_INT, root, impl_->comm), "MPI_Bcast");
 }
 
+void Comm::broadcast(void* data, size_t bytes, int root) const {
+  if (impl_)
+    check(MPI_Bcast(data, message_count(bytes), MPI_BYTE, root, impl_->comm), "MPI_Bcast");
+}
+
 std::vector<float> Comm::gather(const std::vector<float>& piece, int root) const {
   if (!impl_) return piece;
   int n = static_cast<int>(piece.size());
@@ -220,6 +234,19 @@ void Comm::sendrecv(const void* send, size_t send_bytes, int to, void* recv, siz
                      recv, static_cast<int>(recv_bytes), MPI_BYTE, from < 0 ? MPI_PROC_NULL : from,
                      tag, impl_->comm, MPI_STATUS_IGNORE),
         "MPI_Sendrecv");
+}
+
+void Comm::exchange(const std::vector<Message>& sends, const std::vector<Message>& recvs) const {
+  if (!impl_) return;
+  std::vector<MPI_Request> r(sends.size() + recvs.size(), MPI_REQUEST_NULL);
+  size_t k = 0;
+  for (const Message& m : recvs)
+    check(MPI_Irecv(m.data, message_count(m.bytes), MPI_BYTE, m.peer, m.tag, impl_->comm, &r[k++]),
+          "MPI_Irecv");
+  for (const Message& m : sends)
+    check(MPI_Isend(m.data, message_count(m.bytes), MPI_BYTE, m.peer, m.tag, impl_->comm, &r[k++]),
+          "MPI_Isend");
+  check(MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
 }
 
 void Comm::send(const void* data, size_t bytes, int to, int tag) const {
@@ -365,6 +392,8 @@ bool Comm::any(bool v) const {
 void Comm::sum_to(std::vector<double>&, int) const {}
 void Comm::broadcast(std::vector<double>&, int) const {}
 void Comm::broadcast(int&, int) const {}
+void Comm::broadcast(void*, size_t, int) const {}
+void Comm::exchange(const std::vector<Message>&, const std::vector<Message>&) const {}
 std::vector<float> Comm::gather(const std::vector<float>& piece, int) const {
   return piece;
 }

@@ -60,6 +60,7 @@ class Comm {
   void sum_to(std::vector<double>& v, int root) const;
   void broadcast(std::vector<double>& v, int root) const;
   void broadcast(int& v, int root) const;
+  void broadcast(void* data, size_t bytes, int root) const;
   // The pieces of every rank, concatenated in rank order, on `root` (empty elsewhere).
   std::vector<float> gather(const std::vector<float>& piece, int root) const;
 
@@ -67,6 +68,15 @@ class Comm {
   // -1 for either: nothing that way.
   void sendrecv(const void* send, size_t send_bytes, int to, void* recv, size_t recv_bytes,
                 int from, int tag) const;
+  // Every receive and send posted at once, then all awaited (MPI_Irecv, MPI_Isend,
+  // MPI_Waitall): one round of messages with several neighbours.
+  struct Message {
+    void* data;
+    size_t bytes;
+    int peer;
+    int tag;
+  };
+  void exchange(const std::vector<Message>& sends, const std::vector<Message>& recvs) const;
   // Point to point, blocking.
   void send(const void* data, size_t bytes, int to, int tag) const;
   void recv(void* data, size_t bytes, int from, int tag) const;

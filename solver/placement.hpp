@@ -45,7 +45,7 @@ struct Placement {
     if (launch()) return run_shots(world, ranks, n, run, take);
     for (int k = 0; k < n; ++k) take(k, run(k));
   }
-  // The halo exchange over the rank's engine: host-staged through MPI (the operators make new
+  // The halo exchange over the rank's engine: through MPI (the operators make new
   // states for every shot, which the peer exchange would map anew each time).
   void connect(Engine& e) {
     if (decomposed())

@@ -33,7 +33,7 @@ std::string fmt_down(double v, int prec) {
 
 bool cpu_backend(const RunConfig& c) {
   return c.kernel.backend == Backend::kCpu ||
-         (c.kernel.backend == Backend::kAuto && cuda_devices().empty());
+         (c.kernel.backend == Backend::kAuto && cuda_device_count() == 0);
 }
 
 // Host memory of the model, the model over the layout and (on the cpu backend) the engine,

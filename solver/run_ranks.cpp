@@ -298,7 +298,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
   modeling.set_exchange(exchange.get());
   Engine& engine = modeling.engine();
   if (writer && modeling.backend() == Backend::kCuda) {
-    const int devices = static_cast<int>(cuda_devices().size());
+    const int devices = cuda_device_count();
     if (ranks.ranks_on_node > devices)
       std::fprintf(stderr,
                    "seisfd: warning: %d ranks share %d GPU(s) on this node: fine for testing, "

@@ -8,7 +8,9 @@
 
 #include <numeric>
 
+#include "kernels/cuda_backend.hpp"
 #include "solver/decomposition.hpp"
+#include "solver/halo.hpp"
 #include "tests/config_support.hpp"
 #include "tests/support.hpp"
 
@@ -184,6 +186,8 @@ TEST_F(ParallelSection, SectionParsesAndRejectsBadValues) {
   expect_error(kMinimal + "[parallel]\nshot_groups = 0\n", "parallel.shot_groups", 15);
   expect_error(kMinimal + "[parallel]\nexchange = \"carrier-pigeon\"\n", "parallel.exchange", 15);
   expect_error(kMinimal + "[parallel]\noverlap = 1\n", "parallel.overlap", 15);
+  EXPECT_EQ(parse(kMinimal + "[parallel]\nexchange = \"nccl\"\n").parallel.exchange,
+            Exchange::kNccl);
   EXPECT_TRUE(c.parallel.overlap);
   c.parallel.overlap = false;
   // The resolved config round-trips the section.
@@ -191,6 +195,33 @@ TEST_F(ParallelSection, SectionParsesAndRejectsBadValues) {
   EXPECT_EQ(back.parallel.decomposition, c.parallel.decomposition);
   EXPECT_EQ(back.parallel.shot_groups, 2);
   EXPECT_FALSE(back.parallel.overlap);
+}
+
+// The exchange asked for, resolved for a group of one rank (this process): nccl and peer need a
+// GPU; nccl needs a build with NCCL; auto and mpi are mpi for a group of one.
+TEST(Decomposition, ExchangeResolution) {
+  const parallel::Comm one;
+  for (Exchange gpu_only : {Exchange::kPeer, Exchange::kNccl})
+    try {
+      resolve_exchange(gpu_only, Backend::kCpu, one, "run.toml");
+      ADD_FAILURE() << to_string(gpu_only) << " on the cpu was not refused";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("parallel.exchange"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("cpu"), std::string::npos) << e.what();
+    }
+  if (nccl_built()) {
+    EXPECT_EQ(resolve_exchange(Exchange::kNccl, Backend::kCuda, one), Exchange::kNccl);
+  } else {
+    try {
+      resolve_exchange(Exchange::kNccl, Backend::kCuda, one, "run.toml");
+      ADD_FAILURE() << "nccl in a build without NCCL was not refused";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("without NCCL"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(resolve_exchange(Exchange::kAuto, Backend::kCuda, one), Exchange::kMpi);
+  EXPECT_EQ(resolve_exchange(Exchange::kAuto, Backend::kCpu, one), Exchange::kMpi);
+  EXPECT_EQ(resolve_exchange(Exchange::kMpi, Backend::kCuda, one), Exchange::kMpi);
 }
 
 // What a step split around an interior updates after it (shell_boxes): every cell of the outer

@@ -1,14 +1,12 @@
 // The peer halo exchange (kernels/cuda_backend.hpp, docs/parallel.md): neighbours on one node
 // exchange packed faces through buffers mapped with CUDA IPC, and synchronise on the device.
 //
-// Once the state's current level is complete, the rank packs the `halo` cells next to each face
-// it shares into a contiguous buffer of its own (every field, the full extent of the other axes),
-// signals each neighbour by a flag in the neighbour's memory, waits on the device for the
-// neighbours' flags in its own memory, and unpacks the neighbours' packed buffers, read in place
-// over the peer mapping, into its halo. Contiguous buffers keep the link's transfers whole even
-// for x faces, whose rows are only `halo` cells long in the wavefield. Everything is queued on
-// the engine's stream: the host never waits for a neighbour, so it queues steps ahead, and the
-// steps of a chunk go into one CUDA graph (Engine::advance_split with device_ordered).
+// Once the state's current level is complete, the rank packs its faces (face_exchange.cuh) into
+// buffers of its own, signals each neighbour by a flag in the neighbour's memory, waits on the
+// device for the neighbours' flags in its own memory, and unpacks the neighbours' packed buffers,
+// read in place over the peer mapping, into its halo. Everything is queued on the engine's
+// stream: the host never waits for a neighbour, so it queues steps ahead, and the steps of a
+// chunk go into one CUDA graph (Engine::advance_split with device_ordered).
 //
 // Flags. Each rank keeps, in device memory, the count of exchanges it has started and six inbox
 // flags, one a face slot (z-, z+, y-, y+, x-, x+). Exchange c (counted from 1) packs into the
@@ -19,10 +17,7 @@
 // recorded ones. The wait kernel adds the time it spun to a device counter: the time the stream
 // stood still for the neighbours (HaloExchange::wait_seconds).
 //
-// Edges and corners. The acoustic and VTI stencils read along the axes only, so every face is
-// packed at once and the halo's edges are never read. TTI's cross terms read them: its faces go
-// axis after axis (z, then y over the z halo just unpacked, then x over both), so that the
-// edges and corners arrive with the later axes' faces.
+// Phases (face_exchange.cuh): one for the acoustic and VTI stencils, one an axis for TTI.
 //
 // Ordering. This rank writes the buffers of parity c % 2 again at exchange c + 2, after its
 // unpack of exchange c + 1 on its stream, which waited for the neighbour's signal of c + 1, which
@@ -37,23 +32,21 @@
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "kernels/cuda/check.hpp"
-#include "kernels/cuda/cuda_state.hpp"
 #include "kernels/cuda/device_guard.hpp"
+#include "kernels/cuda/face_exchange.cuh"
 #include "kernels/cuda_backend.hpp"
 
 namespace seisfd {
 namespace {
 
-struct FieldPtrs {
-  float* f[kMaxFields];
-};
+using cuda::FaceExchange;
+using cuda::FieldPtrs;
 
 // The device-side state of a rank's exchange (one allocation, mapped by the neighbours).
 struct Flags {
@@ -61,36 +54,6 @@ struct Flags {
   unsigned long long count;     // exchanges started by this rank
   unsigned long long wait_ns;   // time the wait kernels spun
 };
-
-// The buffer of the exchange under way: exchange c packs into and reads from parity c % 2.
-// `ahead`: 1 before the signal kernel has counted the exchange (the first packs), else 0.
-__device__ __forceinline__ float* parity_buffer(float* const (&b)[2], const Flags* fl, int ahead) {
-  return b[(fl->count + ahead) & 1];
-}
-
-struct Buffers {
-  float* b[2];
-};
-
-// kPack: packed[f][cell of the box] = field f at the box (origin o, extents n) of layout l; else
-// the other way. One thread per cell of the box, every field.
-template <bool kPack>
-__global__ void face_kernel(Buffers buf, const Flags* fl, int ahead, FieldPtrs field, int fields,
-                            Layout l, int3 o, int3 n) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const long long plane = static_cast<long long>(n.x) * n.y, cells = plane * n.z;
-  if (i >= cells) return;
-  float* packed = parity_buffer(buf.b, fl, ahead);
-  const int z = static_cast<int>(i / plane);
-  const int y = static_cast<int>((i % plane) / n.x);
-  const int x = static_cast<int>(i % n.x);
-  const long long at = l.idx(o.z + z, o.y + y, o.x + x);
-  for (int f = 0; f < fields; ++f)
-    if (kPack)
-      packed[f * cells + i] = field.f[f][at];
-    else
-      field.f[f][at] = packed[f * cells + i];
-}
 
 using SystemFlag = ::cuda::atomic_ref<unsigned long long, ::cuda::thread_scope_system>;
 
@@ -132,17 +95,10 @@ struct FaceInfo {
   int fields;
 };
 
-class PeerExchange final : public HaloExchange {
+class PeerExchange final : public FaceExchange {
  public:
-  PeerExchange(Engine& engine, PeerLink link)
-      : engine_(engine),
-        link_(std::move(link)),
-        fields_(traits(engine.physics()).fields),
-        edges_(engine.physics() == Physics::kTti),
-        device_(engine.context().device) {
+  PeerExchange(Engine& engine, HaloLink link) : FaceExchange(engine, std::move(link)) {
     if (!link_.sendrecv) throw std::invalid_argument("peer exchange: no link to the neighbours");
-    for (int a = 0; a < 3; ++a)
-      if (link_.neighbour[2 * a] >= 0 || link_.neighbour[2 * a + 1] >= 0) axes_[naxes_++] = a;
     const cuda::DeviceGuard guard(device_);
     map_buffers();
   }
@@ -160,25 +116,14 @@ class PeerExchange final : public HaloExchange {
   }
 
   const char* name() const override { return "peer (CUDA IPC)"; }
-  bool overlaps() const override { return true; }
   bool device_ordered() const override { return true; }
-
-  Box interior(const StepSpec& spec) const override {
-    Box b = updated_region(spec);
-    for (int a = 0; a < 3; ++a) {
-      if (link_.neighbour[2 * a] >= 0) b.lo[a] += link_.halo;
-      if (link_.neighbour[2 * a + 1] >= 0) b.hi[a] -= link_.halo;
-      b.hi[a] = std::max(b.hi[a], b.lo[a]);
-    }
-    return b;
-  }
 
   // The first phase's packs and signals, queued behind the engine's work so far.
   void start(WaveState& ws) override {
-    const FieldPtrs f = fields_of(ws, fields_);
+    const FieldPtrs f = fields_of(ws, fields_, "peer exchange");
     const cuda::DeviceGuard guard(device_);
     const int end = phase_end(0);
-    for (int i = 0; i < end; ++i) copy_axis(true, f, axes_[i], 1);
+    for (int i = 0; i < end; ++i) copy_axis(true, f, axes_[i], own_, &flags_->count, 1);
     signal(0, end, true);
     started_ = true;
   }
@@ -187,17 +132,17 @@ class PeerExchange final : public HaloExchange {
     if (!started_) throw std::logic_error("peer exchange: finish() without start()");
     if (fields != fields_) throw std::invalid_argument("peer exchange: not the engine's fields");
     started_ = false;
-    const FieldPtrs f = fields_of(ws, fields);
+    const FieldPtrs f = fields_of(ws, fields, "peer exchange");
     const cuda::DeviceGuard guard(device_);
     for (int i = 0; i < naxes_;) {
       const int end = phase_end(i);
       if (i > 0) {  // a later axis's faces carry the halo the earlier ones brought
-        for (int j = i; j < end; ++j) copy_axis(true, f, axes_[j], 0);
+        for (int j = i; j < end; ++j) copy_axis(true, f, axes_[j], own_, &flags_->count, 0);
         signal(i, end, false);
       }
       wait_kernel<<<1, 1, 0, stream()>>>(flags_, slots(i, end));
       CUDA_CHECK_LAUNCH();
-      for (int j = i; j < end; ++j) copy_axis(false, f, axes_[j], 0);
+      for (int j = i; j < end; ++j) copy_axis(false, f, axes_[j], remote_, &flags_->count, 0);
       i = end;
     }
   }
@@ -218,83 +163,17 @@ class PeerExchange final : public HaloExchange {
   }
 
  private:
-  cudaStream_t stream() const { return static_cast<cudaStream_t>(engine_.context().stream); }
-
-  // The axes with neighbours of the phase that starts at axes_[i]: all of them, or one for TTI.
-  int phase_end(int i) const { return edges_ ? std::min(i + 1, naxes_) : naxes_; }
-
-  // The slots with a neighbour of the axes axes_[i, end), as a mask.
-  int slots(int i, int end) const {
-    int m = 0;
-    for (int j = i; j < end; ++j)
-      for (int side = 0; side < 2; ++side)
-        if (link_.neighbour[2 * axes_[j] + side] >= 0) m |= 1 << (2 * axes_[j] + side);
-    return m;
-  }
-
   void signal(int i, int end, bool bump) {
     signal_kernel<<<1, 1, 0, stream()>>>(flags_, bump ? 1 : 0, remote_flag_, slots(i, end));
     CUDA_CHECK_LAUNCH();
-  }
-
-  static FieldPtrs fields_of(WaveState& ws, int fields) {
-    auto* s = dynamic_cast<cuda::CudaState*>(&ws);
-    if (!s) throw std::invalid_argument("peer exchange: the state was not made by a CUDA engine");
-    FieldPtrs f{};
-    for (int k = 0; k < fields; ++k) f.f[k] = s->current(k);
-    return f;
-  }
-
-  // The face box of (axis a, side) in this rank's layout: the owned cells next to it (pack) or
-  // the halo beyond it (unpack), `halo` deep, the full extent of the other axes.
-  void face(int a, int side, bool owned, int3& o, int3& n) const {
-    const StepSpec& spec = engine_.spec();
-    const int w = link_.halo;
-    int d0[3] = {0, 0, 0}, ext[3] = {spec.layout.nz, spec.layout.ny, spec.layout.nx};
-    if (side == 0)
-      d0[a] = owned ? spec.begin[a] : spec.begin[a] - w;
-    else
-      d0[a] = owned ? spec.end[a] - w : spec.end[a];
-    ext[a] = w;
-    o = make_int3(d0[2], d0[1], d0[0]);
-    n = make_int3(ext[2], ext[1], ext[0]);
-  }
-
-  long long face_cells(int a) const {
-    const Layout& l = engine_.spec().layout;
-    const long long ext[3] = {l.nz, l.ny, l.nx};
-    long long c = link_.halo;
-    for (int b = 0; b < 3; ++b)
-      if (b != a) c *= ext[b];
-    return c;
-  }
-
-  // Pack this rank's faces of axis a into its buffers, or unpack the neighbours' across them.
-  void copy_axis(bool pack, const FieldPtrs& f, int a, int ahead) {
-    for (int side = 0; side < 2; ++side) {
-      const int slot = 2 * a + side;
-      if (link_.neighbour[slot] < 0) continue;
-      int3 o, n;
-      face(a, side, pack, o, n);
-      const long long cells = face_cells(a);
-      const unsigned blocks = static_cast<unsigned>((cells + 255) / 256);
-      const Layout& l = engine_.spec().layout;
-      if (pack)
-        face_kernel<true><<<blocks, 256, 0, stream()>>>(Buffers{{own_[slot][0], own_[slot][1]}},
-                                                        flags_, ahead, f, fields_, l, o, n);
-      else
-        face_kernel<false><<<blocks, 256, 0, stream()>>>(
-            Buffers{{remote_[slot][0], remote_[slot][1]}}, flags_, ahead, f, fields_, l, o, n);
-      CUDA_CHECK_LAUNCH();
-    }
   }
 
   // Once, collectively with the neighbours (every rank of the group constructs its exchange at
   // the same point): this rank's flags and packed buffers (both parities of each face it
   // shares) allocated and their handles sent across the face; the neighbours' opened.
   void map_buffers() {
-    const Layout& l = engine_.spec().layout;
-    const int ext[3] = {l.nz, l.ny, l.nx};
+    int ext[3];
+    extents(ext);
     CUDA_CHECK(cudaMalloc(&flags_, sizeof(Flags)));
     CUDA_CHECK(cudaMemset(flags_, 0, sizeof(Flags)));
     CUDA_CHECK(cudaDeviceSynchronize());  // zero before any neighbour may signal into it
@@ -302,8 +181,7 @@ class PeerExchange final : public HaloExchange {
       for (int side = 0; side < 2; ++side) {
         const int slot = 2 * a + side;
         if (link_.neighbour[slot] < 0) continue;
-        const size_t bytes = static_cast<size_t>(face_cells(a)) * fields_ * sizeof(float);
-        for (int k = 0; k < 2; ++k) CUDA_CHECK(cudaMalloc(&own_[slot][k], bytes));
+        for (int k = 0; k < 2; ++k) CUDA_CHECK(cudaMalloc(&own_[slot][k], face_bytes(a)));
       }
     for (int a = 0; a < 3; ++a)
       for (int side = 0; side < 2; ++side) {
@@ -321,13 +199,7 @@ class PeerExchange final : public HaloExchange {
         link_.sendrecv(&mine, to >= 0 ? sizeof mine : 0, to, &got, from >= 0 ? sizeof got : 0, from,
                        400 + 2 * a + side);
         if (from < 0) continue;
-        for (int b = 0; b < 3; ++b)
-          if (b != a && got.ext[b] != ext[b])
-            throw std::logic_error("peer exchange: rank " + std::to_string(from) +
-                                   "'s layout does not match this rank's across their face");
-        if (got.fields != fields_)
-          throw std::logic_error("peer exchange: rank " + std::to_string(from) +
-                                 " steps another physics");
+        check_neighbour(a, from, got.ext, got.fields);
         const int slot = 2 * a + 1 - side;  // where `from` lies from this rank
         for (int k = 0; k < 2; ++k)
           remote_[slot][k] = static_cast<float*>(open(got.buffer[k], from));
@@ -344,16 +216,10 @@ class PeerExchange final : public HaloExchange {
       throw std::runtime_error(
           std::string("parallel.exchange = \"peer\": rank ") + std::to_string(from) +
           "'s halo buffers cannot be mapped (" + cudaGetErrorString(e) +
-          "); peer needs every neighbour on this node (use exchange = \"mpi\")");
+          "); peer needs every neighbour on this node (use exchange = \"nccl\" or \"mpi\")");
     return p;
   }
 
-  Engine& engine_;
-  PeerLink link_;
-  int fields_;
-  bool edges_;  // faces axis after axis (the stencil reads the halo's edges)
-  int device_;
-  int axes_[3], naxes_ = 0;  // the axes with neighbours, in order
   bool started_ = false;
   Flags* flags_ = nullptr;  // this rank's count, inbox and wait time (device memory)
   // By face slot (z-, z+, y-, y+, x-, x+) and parity: this rank's packed faces, and the
@@ -366,7 +232,7 @@ class PeerExchange final : public HaloExchange {
 
 }  // namespace
 
-std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine& engine, const PeerLink& link) {
+std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine& engine, const HaloLink& link) {
   return std::make_unique<PeerExchange>(engine, link);
 }
 

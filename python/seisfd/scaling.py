@@ -128,8 +128,8 @@ def cells(r):
 def read_points(path, overlap=None, exchange=None, tree="new"):
     """The measured points of a CSV (those that ran); with `overlap` ("true" or "false"), only
     the rows measured that way where the CSV has an overlap column (one-GPU rows always); with
-    `exchange` ("peer", "mpi", "host"), only the runs of several ranks whose exchange column
-    starts with it; where the CSV has a tree column (scripts/device.sh scaling with a baseline
+    `exchange` ("peer", "nccl", "mpi", "host"), only the runs of several ranks whose exchange
+    column starts with it; where the CSV has a tree column (scripts/device.sh scaling with a baseline
     tree run beside), only the rows of `tree`."""
     with open(path) as f:
         rows = [r for r in csv.DictReader(f) if float(r["gcells_per_s"]) > 0]
@@ -243,7 +243,7 @@ def main(argv=None):
     ap.add_argument("--measured-overlap", choices=["true", "false"],
                     help="calibrate only on the runs of several ranks measured with "
                          "parallel.overlap as given (a CSV of both)")
-    ap.add_argument("--exchange", choices=["peer", "mpi", "host"],
+    ap.add_argument("--exchange", choices=["peer", "nccl", "mpi", "host"],
                     help="calibrate only on the runs of several ranks that used this exchange "
                          "(a CSV of several)")
     ap.add_argument("--tree", default="new",

@@ -20,12 +20,14 @@ each decomposition "pz,py,px" or "auto:N", or "groups:G:N" (N ranks in G shot gr
 decomposed "auto"; the case "shots" has five shots with receivers moving with them). With --backend cuda the ranks share the machine's
 GPUs and every value must lie within 1e-5 of one rank's (the auto-tuned variant may differ with
 the subdomain's shape); without a device the test is skipped (exit 77), or fails under
-SEISFD_REQUIRE_GPU=1.
+SEISFD_REQUIRE_GPU=1; so is `--exchange nccl` on a machine with fewer GPUs than the largest
+launch has ranks (NCCL takes one GPU a rank).
 
 CASE picks the physics and boundaries: acoustic-sponge-fs, acoustic-cpml, acoustic-fp64,
 vti-cpml, vti-sponge-fs, tti-sponge-fs, tti-none.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -170,6 +172,14 @@ def main():
                 return 1
             print("SKIPPED: no CUDA device")
             return 77
+        # NCCL takes one GPU a rank: the machine needs as many as the largest launch.
+        gpus = sum(1 for line in info.splitlines() if line.startswith("device "))
+        most = max(int(d.split(":")[-1]) if ":" in d else
+                   math.prod(int(v) for v in d.split(",")) for d in decompositions)
+        if exchange == "nccl" and gpus < most:
+            print(f"{'FAIL' if os.environ.get('SEISFD_REQUIRE_GPU') == '1' else 'SKIPPED'}: "
+                  f"nccl needs {most} GPUs (one a rank), this machine has {gpus}")
+            return 1 if os.environ.get("SEISFD_REQUIRE_GPU") == "1" else 77
     if command.endswith(":model"):
         tolerance = max(tolerance, 1e-6)
     failures = []
@@ -220,16 +230,16 @@ def main():
                 par = json.load(f).get("parallel", {})
             if par.get("ranks") != n or par.get("shot_groups") != groups:
                 failures.append(f"{command} {case} {d}: report.json's parallel is {par}")
-            # Each rank's loop time and its wait for the neighbours (the peer exchange's, on the
-            # device; -1 where there is none to measure).
+            # Each rank's loop time and its wait for the neighbours (the peer and nccl exchanges',
+            # on the device; -1 where there is none to measure).
             if verb == "run":
                 per_rank = par.get("per_rank", [])
                 busy = [q.get("loop_seconds", -1) for q in per_rank]
                 waits = [q.get("exchange_wait_seconds", -2) for q in per_rank]
                 decomposed = n // groups > 1
                 if (len(per_rank) != n or min(busy) < 0 or (groups == 1 and min(busy) <= 0) or
-                        any(w < 0 if str(par.get("exchange")).startswith("peer") and decomposed
-                            else w != -1 for w in waits)):
+                        any(w < 0 if str(par.get("exchange")).startswith(("peer", "nccl")) and
+                            decomposed else w != -1 for w in waits)):
                     failures.append(f"{command} {case} {d}: report.json's per_rank is {per_rank}")
             # Migrated in several groups: the groups' stacks are summed in another order.
             tol = max(tolerance, 1e-6) if verb == "migrate" and groups > 1 else tolerance

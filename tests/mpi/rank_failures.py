@@ -5,7 +5,7 @@
 
 - a decomposition thinner than the halo, and shot groups that do not divide the ranks: a
   one-line config error naming the key, exit 2, from every launch;
-- what born and migrate refuse over ranks (the peer exchange): the same, before any file is
+- what born and migrate refuse over ranks (the peer and nccl exchanges): the same, before any file is
   written;
 - a rank killed (SIGKILL) in the middle of a run: every rank is gone within the timeout, the
   launch exits non-zero, and the output directory holds only *.partial files.
@@ -77,7 +77,10 @@ def main():
         for extra, key in ((["--set", "parallel.decomposition=[4,1,1]", "--set",
                              "grid.nz=10", "--set", "boundary.width=2", "--set",
                              "source.position=[300.0, 250.0, 40.0]"], "parallel.decomposition"),
-                           (["--set", "parallel.shot_groups=3"], "parallel.shot_groups")):
+                           (["--set", "parallel.shot_groups=3"], "parallel.shot_groups"),
+                           # nccl moves GPU memory: refused on the cpu backend.
+                           (["--backend", "cpu", "--set", 'parallel.exchange="nccl"'],
+                            "parallel.exchange")):
             r = subprocess.run(launch + extra, env=env, capture_output=True, text=True, timeout=120)
             lines = [l for l in r.stderr.splitlines() if l.startswith("seisfd: error:")]
             if r.returncode != 2 or len(lines) != 1 or key not in lines[0]:
@@ -93,8 +96,10 @@ def main():
         rtm = ["--set", f'migration.data="{data}/gathers.h5"', "--set",
                f'output.directory="{refused}"']
         peer = ["--set", 'parallel.exchange="peer"']
+        nccl = ["--set", 'parallel.exchange="nccl"']
         for verb, extra, key in (("born", peer, "parallel.exchange"),
-                                 ("migrate", peer, "parallel.exchange")):
+                                 ("migrate", peer, "parallel.exchange"),
+                                 ("born", nccl, "parallel.exchange")):
             cmd = [mpirun, "--oversubscribe", "-np", "4", seisfd, verb, cfg, "-q"] + rtm + extra
             r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120)
             lines = [l for l in r.stderr.splitlines() if l.startswith("seisfd: error:")]
