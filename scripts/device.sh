@@ -9,6 +9,8 @@
 #   gpu-tests  SEISFD_REQUIRE_GPU=1 ctest -L gpu (skips turn into failures); GPU_TESTS, GPU_TESTS_EXCLUDE: ctest -R, -E
 #              filters; the tests' printed errors ("[gpu-...]" lines) into gpu_printed.txt
 #   multigpu-tests  ctest -L multigpu (the NCCL rank tests: a GPU a rank), SEISFD_REQUIRE_GPU=1
+#   exchange-probe  short decomposed runs of PROBE_EXCHANGES (nccl) on PROBE_NP (2) ranks, overlap
+#              off, without graphs and by default, each under a timeout (where a path hangs)
 #   cpu-tests  ctest -L 'fast|slow' on the machine's cores
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
@@ -153,6 +155,31 @@ step_multigpu_tests() {
   grep -E "tests passed|tests failed|Total Test time" "$OUT/ctest_multigpu.log" | tee -a "$S"
   grep -E "\*\*\*Failed|\*\*\*Skipped|Not Run|Timeout|\(Failed\)|FAIL" "$OUT/ctest_multigpu.log" |
     head -20 | tee -a "$S"
+}
+
+# One short decomposed quickstart run per exchange of PROBE_EXCHANGES (nccl) and per way of
+# stepping (overlap off; overlap on without graphs; the default), PROBE_NP ranks (2) on their own
+# GPUs, each under a 90 s timeout with NCCL_DEBUG=WARN: where a path hangs or fails, and why.
+step_exchange_probe() {
+  build
+  log "exchange probe: ${PROBE_EXCHANGES:-nccl} on ${PROBE_NP:-2} ranks"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  local ex how k=0
+  for ex in ${PROBE_EXCHANGES:-nccl}; do
+    for how in overlap-off no-graph default; do
+      local set=() flag=()
+      [ $how = overlap-off ] && set=(--set parallel.overlap=false)
+      [ $how = no-graph ] && flag=(--no-graph)
+      k=$((k + 1))
+      timeout ${PROBE_S:-90} mpirun --oversubscribe -np ${PROBE_NP:-2} -x NCCL_DEBUG=${NCCL_DEBUG:-WARN} \
+        $B/app/seisfd run configs/quickstart.toml --backend cuda --quiet --overwrite "${flag[@]}" \
+        --set time.duration=0.1 --set output.directory=\"/tmp/probe$k\" \
+        --set parallel.exchange=\"$ex\" "${set[@]}" > "$OUT/probe_${ex}_$how.log" 2>&1
+      echo "probe $ex $how rc=$?" | tee -a "$S"
+      tail -6 "$OUT/probe_${ex}_$how.log" | tee -a "$S"
+      report "  $ex $how" /tmp/probe$k/report.json
+    done
+  done
 }
 
 step_cpu_tests() {
@@ -688,6 +715,7 @@ for s in "$@"; do
     build) build ;;
     gpu-tests) step_gpu_tests ;;
     multigpu-tests) step_multigpu_tests ;;
+    exchange-probe) step_exchange_probe ;;
     cpu-tests) step_cpu_tests ;;
     sanitize) step_sanitize ;;
     bench) step_bench ;;

@@ -104,7 +104,9 @@ class PeerExchange final : public FaceExchange {
   }
   ~PeerExchange() override {
     const cuda::DeviceGuard guard(device_);
-    cudaStreamSynchronize(stream());  // destructors never throw
+    // The whole device, not the engine's stream: the engine may be gone already (an exchange
+    // may outlive it). Destructors never throw.
+    cudaDeviceSynchronize();
     for (int s = 0; s < 6; ++s) {
       for (int k = 0; k < 2; ++k) {
         if (remote_[s][k]) cudaIpcCloseMemHandle(remote_[s][k]);

@@ -119,8 +119,9 @@ class TransportExchange final : public FaceExchange {
 
   ~TransportExchange() override {
     const cuda::DeviceGuard guard(device_);
-    cudaStreamSynchronize(stream());  // destructors never throw
-    cudaStreamSynchronize(side_);
+    // The whole device, not the engine's stream: the engine may be gone already (an exchange
+    // may outlive it). Destructors never throw.
+    cudaDeviceSynchronize();
 #if SEISFD_HAVE_NCCL
     if (comm_) ncclCommDestroy(comm_);
 #endif
