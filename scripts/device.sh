@@ -10,7 +10,9 @@
 #              filters; the tests' printed errors ("[gpu-...]" lines) into gpu_printed.txt
 #   multigpu-tests  ctest -L multigpu (the NCCL rank tests: a GPU a rank), SEISFD_REQUIRE_GPU=1
 #   exchange-probe  short decomposed runs of PROBE_EXCHANGES (nccl) on PROBE_NP (2) ranks, overlap
-#              off, without graphs and by default, each under a timeout (where a path hangs)
+#              off, without graphs and by default, each under a timeout (PROBE_S) after which the
+#              ranks' stacks are taken (gdb); PROBE_CASE: a case of decomposed_equal.py instead
+#              of the quickstart; PROBE_SET: further --set arguments
 #   cpu-tests  ctest -L 'fast|slow' on the machine's cores
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
@@ -164,17 +166,32 @@ step_exchange_probe() {
   build
   log "exchange probe: ${PROBE_EXCHANGES:-nccl} on ${PROBE_NP:-2} ranks"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  local ex how k=0
+  local ex how k=0 cfg=configs/quickstart.toml dur=(--set time.duration=0.1)
+  # PROBE_CASE: a case of tests/mpi/decomposed_equal.py (its config) instead of the quickstart.
+  if [ -n "${PROBE_CASE:-}" ]; then
+    cfg=/tmp/probe_case.toml dur=()
+    python3 -c "import sys; sys.path.insert(0, 'tests/mpi'); import decomposed_equal as d; print(d.config('$PROBE_CASE', '/tmp/probe_case_out'))" > $cfg
+  fi
   for ex in ${PROBE_EXCHANGES:-nccl}; do
     for how in overlap-off no-graph default; do
       local set=() flag=()
       [ $how = overlap-off ] && set=(--set parallel.overlap=false)
       [ $how = no-graph ] && flag=(--no-graph)
       k=$((k + 1))
-      timeout ${PROBE_S:-90} mpirun --oversubscribe -np ${PROBE_NP:-2} -x NCCL_DEBUG=${NCCL_DEBUG:-WARN} \
-        $B/app/seisfd run configs/quickstart.toml --backend cuda --quiet --overwrite "${flag[@]}" \
-        --set time.duration=0.1 --set output.directory=\"/tmp/probe$k\" \
-        --set parallel.exchange=\"$ex\" "${set[@]}" > "$OUT/probe_${ex}_$how.log" 2>&1
+      mpirun --oversubscribe -np ${PROBE_NP:-2} -x NCCL_DEBUG=${NCCL_DEBUG:-WARN} \
+        $B/app/seisfd run $cfg --backend cuda --quiet --overwrite "${flag[@]}" "${dur[@]}" \
+        --set output.directory=\"/tmp/probe$k\" ${PROBE_SET:-} \
+        --set parallel.exchange=\"$ex\" "${set[@]}" > "$OUT/probe_${ex}_$how.log" 2>&1 &
+      local pid=$! t=0
+      while kill -0 $pid 2> /dev/null && [ $t -lt ${PROBE_S:-90} ]; do sleep 1; t=$((t + 1)); done
+      if kill -0 $pid 2> /dev/null; then  # hung: every rank's stacks, then the launch killed
+        for p in $(pgrep -f "seisfd run $cfg"); do
+          gdb -p $p -batch -ex "thread apply all bt 12" > "$OUT/probe_${ex}_${how}_stack_$p.txt" 2>&1
+        done
+        echo "probe $ex $how HUNG after ${PROBE_S:-90} s (stacks in probe_${ex}_${how}_stack_*)" | tee -a "$S"
+        kill -9 $pid; pkill -9 -f "seisfd run $cfg"
+      fi
+      wait $pid
       echo "probe $ex $how rc=$?" | tee -a "$S"
       tail -6 "$OUT/probe_${ex}_$how.log" | tee -a "$S"
       report "  $ex $how" /tmp/probe$k/report.json

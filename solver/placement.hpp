@@ -45,11 +45,13 @@ struct Placement {
     if (launch()) return run_shots(world, ranks, n, run, take);
     for (int k = 0; k < n; ++k) take(k, run(k));
   }
-  // The halo exchange over the rank's engine: through MPI (the operators make new
-  // states for every shot, which the peer exchange would map anew each time).
+  // The halo exchange over the rank's engine: through MPI, after each step, never overlapped
+  // (born and migrate step their states between exchanges themselves, the imaging steps and the
+  // reconstruction's included, so every level's halo must be filled when its step ends).
   void connect(Engine& e) {
     if (decomposed())
-      exchange = make_halo_exchange(Exchange::kMpi, group().comm(), ranks.domain, e);
+      exchange = make_halo_exchange(Exchange::kMpi, group().comm(), ranks.domain, e,
+                                    /*overlap=*/false);
   }
 };
 
