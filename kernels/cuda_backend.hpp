@@ -109,7 +109,8 @@ std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine& engine, const Halo
 
 // How the packed faces travel in the other device exchanges:
 //   kNccl:      NCCL send/receive on a second stream, ordered on the device (graphs too); needs a
-//               build with NCCL (nccl_built()) and one GPU a rank;
+//               build with NCCL (nccl_built()) and one GPU a rank; the engine must outlive the
+//               exchange (its graphs hold the communicator: they are dropped first);
 //   kMpiStaged: through pinned host buffers and MPI (link.exchange), the host waiting in MPI
 //               while the interior computes;
 //   kMpiDevice: MPI on the device buffers themselves (a CUDA-aware MPI library).

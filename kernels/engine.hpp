@@ -345,6 +345,9 @@ class Engine {
   // Launch chunks of steps as captured graphs where the backend has them (default on).
   virtual void set_graphs(bool /*on*/) {}
   virtual bool graphs() const { return false; }
+  // The recorded graphs released (after the work queued so far): before something they hold
+  // goes, such as an NCCL communicator whose transfers a graph captured.
+  virtual void drop_graphs() {}
   virtual void synchronize() {}
   // What the run report should say about how this engine was set up beyond its name (the
   // variant choice, the memory it got), as (key, value) pairs.

@@ -519,11 +519,11 @@ step_ranks() {
   [ -z "${RANKS_SANITIZE:-}" ] && return
   log "ranks: compute-sanitizer memcheck on 4 ranks [2,1,2] with the ${RANKS_SANITIZE_EXCHANGE:-peer} exchange (quickstart, TTI)"
   for ex in ${RANKS_SANITIZE_EXCHANGE:-peer}; do
-  for eq in acoustic tti; do
+  for eq in ${RANKS_SANITIZE_PHYSICS:-acoustic tti}; do
     local extra=()
     [ $eq = tti ] && extra=(--set 'model.epsilon=[0.2,0.1,0.1]' --set 'model.delta=[0.1,0.05,0.05]'
                            --set 'model.theta=[30.0,20.0,10.0]' --set 'model.phi=[40.0,10.0,0.0]')
-    timeout 300 mpirun --oversubscribe -np 4 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    timeout ${SANITIZE_S:-300} mpirun --oversubscribe -np 4 compute-sanitizer --tool memcheck --error-exitcode 9 \
       $B/app/seisfd run configs/quickstart.toml --backend cuda --quiet --overwrite \
       --set physics.equation=\"$eq\" "${extra[@]}" --set time.duration=0.05 \
       --set output.directory=\"/tmp/ranks_san_$eq\" --set 'parallel.decomposition=[2,1,2]' \

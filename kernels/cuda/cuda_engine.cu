@@ -561,7 +561,8 @@ class CudaEngine final : public Engine {
     return *fallback_;
   }
 
-  void drop_graphs() {
+  void drop_graphs() override {
+    const cuda::DeviceGuard guard(device_);
     stream_.synchronize();
     for (auto& [key, exec] : graphs_) CUDA_CHECK(cudaGraphExecDestroy(exec));
     graphs_.clear();

@@ -123,7 +123,15 @@ class TransportExchange final : public FaceExchange {
     // may outlive it). Destructors never throw.
     cudaDeviceSynchronize();
 #if SEISFD_HAVE_NCCL
-    if (comm_) ncclCommDestroy(comm_);
+    if (comm_) {
+      // Graphs that captured NCCL's transfers hold the communicator: released first (the engine
+      // outlives the exchange wherever NCCL is used), else ncclCommDestroy waits for them.
+      try {
+        engine_.drop_graphs();
+      } catch (...) {  // destructors never throw
+      }
+      ncclCommDestroy(comm_);
+    }
 #endif
     for (int s = 0; s < 6; ++s) {
       if (send_[s][0]) cudaFree(send_[s][0]);
