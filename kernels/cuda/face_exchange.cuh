@@ -21,6 +21,7 @@
 
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/cuda_state.hpp"
+#include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda_backend.hpp"
 
 namespace seisfd::cuda {
@@ -70,6 +71,14 @@ class FaceExchange : public HaloExchange {
 
   bool overlaps() const override { return true; }
 
+  // The whole exchange at once: start(), finish(), and the engine's stream waited for.
+  void exchange(WaveState& ws, int fields) override {
+    start(ws);
+    finish(ws, fields);
+    const DeviceGuard guard(device_);
+    CUDA_CHECK(cudaStreamSynchronize(stream()));
+  }
+
   Box interior(const StepSpec& spec) const override {
     Box b = updated_region(spec);
     for (int a = 0; a < 3; ++a) {
@@ -102,6 +111,15 @@ class FaceExchange : public HaloExchange {
     FieldPtrs f{};
     for (int k = 0; k < fields; ++k) f.f[k] = s->current(k);
     return f;
+  }
+
+  // Seconds from a device counter of nanoseconds (after the work queued so far).
+  double device_seconds(const unsigned long long* ns_on_device) const {
+    const DeviceGuard guard(device_);
+    unsigned long long ns = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&ns, ns_on_device, sizeof ns, cudaMemcpyDeviceToHost, stream()));
+    CUDA_CHECK(cudaStreamSynchronize(stream()));
+    return 1e-9 * static_cast<double>(ns);
   }
 
   // The cells of one face of axis a (every field: times fields_).

@@ -149,20 +149,7 @@ class PeerExchange final : public FaceExchange {
     }
   }
 
-  void exchange(WaveState& ws, int fields) override {
-    start(ws);
-    finish(ws, fields);
-    const cuda::DeviceGuard guard(device_);
-    CUDA_CHECK(cudaStreamSynchronize(stream()));
-  }
-
-  double wait_seconds() const override {
-    const cuda::DeviceGuard guard(device_);
-    unsigned long long ns = 0;
-    CUDA_CHECK(cudaMemcpyAsync(&ns, &flags_->wait_ns, sizeof ns, cudaMemcpyDeviceToHost, stream()));
-    CUDA_CHECK(cudaStreamSynchronize(stream()));
-    return 1e-9 * static_cast<double>(ns);
-  }
+  double wait_seconds() const override { return device_seconds(&flags_->wait_ns); }
 
  private:
   void signal(int i, int end, bool bump) {

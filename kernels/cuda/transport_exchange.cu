@@ -172,20 +172,9 @@ class TransportExchange final : public FaceExchange {
     }
   }
 
-  void exchange(WaveState& ws, int fields) override {
-    start(ws);
-    finish(ws, fields);
-    const cuda::DeviceGuard guard(device_);
-    CUDA_CHECK(cudaStreamSynchronize(stream()));
-  }
-
   double wait_seconds() const override {
-    if (transport_ != DeviceTransport::kNccl) return -1;  // the host's wait is `seconds`
-    const cuda::DeviceGuard guard(device_);
-    unsigned long long ns = 0;
-    CUDA_CHECK(cudaMemcpyAsync(&ns, clock_ + 1, sizeof ns, cudaMemcpyDeviceToHost, stream()));
-    CUDA_CHECK(cudaStreamSynchronize(stream()));
-    return 1e-9 * static_cast<double>(ns);
+    // The host's wait in MPI is `seconds`; NCCL's is the stream's, timed on the device.
+    return transport_ == DeviceTransport::kNccl ? device_seconds(clock_ + 1) : -1;
   }
 
  private:
