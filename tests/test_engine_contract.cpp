@@ -349,8 +349,8 @@ TEST_P(EngineContract, OverlappingExchangeWrapsEachStep) {
 // and traces are still those of whole steps.
 TEST_P(EngineContract, DeviceOrderedExchangeStepsInChunks) {
   const Propagation a = run(s_().src, {40});
-  // As if y had neighbours (the CUDA engine splits the step around the interior), then as if x
-  // had (it exchanges, then updates the whole region: the same graphs, no interior).
+  // As if y had neighbours (the CUDA engine splits the step around the interior, chunks in
+  // graphs), then as if x had (it exchanges before each whole step, a step a call).
   for (int axis : {1, 2}) {
     SCOPED_TRACE("neighbours along axis " + std::to_string(axis));
     CountingExchange x;

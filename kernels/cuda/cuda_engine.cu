@@ -155,22 +155,16 @@ class CudaEngine final : public Engine {
   // than the exchange it hides (2 x H100, 512^3 a GPU, 1x1x2: bench/NOTES.md).
   void advance_split(WaveState& state, int n_begin, int n_end, const StepIo& io, const Box& inner,
                      const SplitExchange& x) override {
-    const bool other = variant_.scratch_arrays > 0 || io.direction != Direction::kForward ||
-                       imaging_ || io.region || io.volume[0] || io.volume[1];
-    // An interior worth updating first: cut in z or y only (a face R cells thick in x would be
-    // updated as whole tiles, costing more than the exchange it hides).
-    const bool split_pays = inner.cells() > 0 && inner.lo[2] == spec_.begin[2] &&
-                            inner.hi[2] == spec_.end[2];
-    if (other || (!split_pays && !x.device_ordered)) {
+    if (variant_.scratch_arrays > 0 || io.direction != Direction::kForward || imaging_ ||
+        io.region || io.volume[0] || io.volume[1] || inner.cells() == 0 ||
+        inner.lo[2] != spec_.begin[2] || inner.hi[2] != spec_.end[2]) {
       Engine::advance_split(state, n_begin, n_end, io, inner, x);
       return;
     }
     if (n_end <= n_begin) return;
     CudaState& s = own(state);
     const cuda::DeviceGuard guard(device_);
-    // Without an interior worth splitting, a device-ordered exchange still goes into the chunk's
-    // graph: each step exchanges, then updates the whole region (an empty interior).
-    const Split split{split_pays ? inner : Box{}, &x};
+    const Split split{inner, &x};
     launch_steps(s, n_begin, n_end, io, &split);
   }
 
@@ -460,8 +454,7 @@ class CudaEngine final : public Engine {
   // separate reduction otherwise. The chunk's last launch advances the step counter and
   // publishes the chunk's reductions.
   // With a split, each step: the exchange's start, the update of split->inner, its finish, then
-  // the CPML's psi (which reads the halo) and the update of the boxes around the interior; with
-  // an empty interior, the exchange's start and finish, then the step as without a split.
+  // the CPML's psi (which reads the halo) and the update of the boxes around the interior.
   void enqueue(CudaState& st, int count, cudaStream_t s, int first, int every, const StepIo& io,
                const Split* split = nullptr) {
     const PhysicsTraits& t = traits(physics_);
@@ -485,9 +478,8 @@ class CudaEngine final : public Engine {
       const bool reduce = every > 0 && k >= first && (k - first) % every == 0;
       // A fused imaging step reduces its diagnostics separately (one epilogue per launch).
       // A region or a split may update some boxes with another variant: reduced separately.
-      const bool whole = !split || split->inner.cells() == 0;  // one launch updates every cell
       const bool fused = reduce && variant_.fuses_diagnostics && fuse_diagnostics_ && !imaging_ &&
-                         whole && !io.region;
+                         !split && !io.region;
       cuda::DiagAccum* acc = reduce ? queue_->acc(j++) : nullptr;
       if (reduce && !fused) cuda::launch_diagnostics(st.current(0), spec_, acc, s);
       UpdateArgs a;
@@ -504,7 +496,7 @@ class CudaEngine final : public Engine {
       // CPML (forward only: the adjoint refuses it): axis d follows field cpml_source[d].
       const float* csrc[3] = {a.cur[t.cpml_source[0]], a.cur[t.cpml_source[1]],
                               a.cur[t.cpml_source[2]]};
-      if (split && !whole) {
+      if (split) {
         split->exchange->start();
         update(narrowed(spec_, split->inner), a, c);
         split->exchange->finish();
@@ -512,10 +504,6 @@ class CudaEngine final : public Engine {
         for (const Box& b : shell_boxes(updated_region(spec_), split->inner))
           update(narrowed(spec_, b), a, c);
       } else {
-        if (split) {  // the exchange first, then the whole step
-          split->exchange->start();
-          split->exchange->finish();
-        }
         if (cpml) cpml->launch_psi(st.cpml(), csrc, s);
         update(restricted, a, c);
       }
