@@ -39,7 +39,7 @@
 #              then whole runs of configs/bench_512_o8.toml (RANKS_STEPS steps, default 500) of
 #              RANKS_PHYSICS (acoustic) on one rank and on 2 ranks sharing the GPU (decomposition
 #              RANKS_DECOMP, default [1,1,2]) with the exchange overlapped and not (and BASELINE's
-#              binary), twice; RANKS_MPS=1: again under the MPS daemon; RANKS_TESTS: the ctest
+#              binary), twice; RANKS_MPS=1: again under the MPS daemon (only: under it alone); RANKS_TESTS: the ctest
 #              filter; RANKS_SANITIZE=1: memcheck of 4 ranks with the peer exchange (or each of
 #              RANKS_SANITIZE_EXCHANGE); RANKS_RUNS=0:
 #              no whole runs; RANKS_EXCHANGE: the parallel.exchange values of the 2-rank runs
@@ -481,6 +481,7 @@ step_ranks() {
              --set model.theta=30.0 --set model.phi=20.0)
   local mps_modes="off"
   [ -n "${RANKS_MPS:-}" ] && mps_modes="off on"
+  [ "${RANKS_MPS:-}" = only ] && mps_modes="on"
   [ $mps_skip = 1 ] && mps_modes=""
   for mps in $mps_modes; do
   if [ $mps = on ]; then  # the ranks' kernels run side by side instead of in time slices
