@@ -107,3 +107,24 @@ def test_a_csv_of_two_trees_gives_the_rows_of_one():
     assert len(strong4) == 2 and strong4[0] > 2 * strong4[1]
     # CSVs without the column keep every row.
     assert len(scaling.read_points(CSV, tree="baseline")) == len(scaling.read_points(CSV))
+
+
+def test_each_gpu_exchange_path_calibrates_on_its_own_points():
+    # Four H200, strong acoustic 512 x 512 x 1024 on 1, 2 and 4 GPUs, every path in one call
+    # (the CSV's call B; call A ran on a slower machine and is left out).
+    both = Path(__file__).resolve().parents[2] / "bench" / "results" / \
+        "2026-11-27_4xh200-nvlink_scaling_exchanges.csv"
+    base = scaling.Machine(nvlink_gbs=390.0, gpus_per_node=4)
+    sync = {}
+    for path in ("peer", "nccl"):
+        points = [r for r in scaling.read_points(both, exchange=path) if r["call"] == "B"]
+        assert {r["exchange"] for r in points if int(r["ranks"]) > 1} == \
+            {"peer (CUDA IPC)" if path == "peer" else "nccl"}
+        m, rate = scaling.calibrate(points, "acoustic", base)
+        checked = scaling.check(points, "acoustic", m, rate)
+        assert len(checked) == 3
+        for label, measured, predicted, err in checked:
+            assert abs(err) < 0.03, (path, label, measured, predicted)
+        sync[path] = m.sync_us
+    # NCCL's events and launches cost a little more a step than the peer flags.
+    assert sync["peer"] < sync["nccl"] < 1.5 * sync["peer"]
