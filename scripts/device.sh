@@ -55,8 +55,9 @@
 #              baseline's binary right after (the CSV's tree column); SCALING_WEAK_AXIS (x, y
 #              or z): the axis weak runs grow along
 #   shots      shot-parallel modelling and migration of configs/rtm_salt.toml (SHOTS_EQ, acoustic):
-#              1 shot on 1 GPU, then as many shots as GPUs, one shot group a GPU; wall seconds
-#              and the per-GPU efficiency into $OUT/results/shots.csv
+#              1 shot on 1 GPU, then as many shots as GPUs, one shot group a GPU; wall seconds,
+#              rank 0's own seconds (report.json), mpirun's start-up and the per-GPU efficiency
+#              into $OUT/results/shots.csv; SHOTS_DURATION: longer shots
 #   decomp     one acoustic run (200 steps, peer) per item of DECOMP, "ranks:[pz,py,px]:NZxNYxNX"
 #              [":key=value;..."] (default: 2 and 4 ranks cut along each axis); each rank's loop
 #              time and wait, and each busy GPU's lowest clock, power and utilisation
@@ -615,14 +616,22 @@ step_shots() {  # shot-parallel: N shots on N GPUs (one shot group each) against
   ngpu=$(nvidia-smi -L | wc -l)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
   log "shots: configs/rtm_salt.toml (${SHOTS_EQ:-acoustic}), 1 shot on 1 GPU against $ngpu shots on $ngpu GPUs"
-  echo "physics,command,gpus,shots,wall_s,per_gpu_efficiency" > "$csv"
-  local eq=${SHOTS_EQ:-acoustic} t1run=0 t1mig=0
+  # wall_s: the launch's wall time; report_s: rank 0's time from start-up to the end
+  # (report.json wall_seconds.total, the launcher's own start left out); launch_s: what mpirun
+  # takes to start and end /bin/true on as many ranks. SHOTS_DURATION: longer shots (seconds).
+  echo "physics,command,gpus,shots,wall_s,per_gpu_efficiency,report_s,per_gpu_efficiency_report,launch_s" > "$csv"
+  local eq=${SHOTS_EQ:-acoustic} t1run=0 t1mig=0 r1run=0 r1mig=0
   for n in 1 $ngpu; do
-    local launch=() counts="[1,1]"
+    local launch=() counts="[1,1]" tl=0
     [ $n -gt 1 ] && launch=(mpirun --oversubscribe --bind-to none -np $n)
+    if [ $n -gt 1 ]; then
+      local t0l; t0l=$(date +%s.%N); "${launch[@]}" /bin/true
+      tl=$(python3 -c "import time; print(round(time.time() - $t0l, 2))")
+    fi
     [ $n = 2 ] && counts="[2,1]"; [ $n = 4 ] && counts="[2,2]"; [ $n = 8 ] && counts="[4,2]"
     local common=(--backend cuda --quiet --overwrite --set physics.equation=\"$eq\"
                   --set "shots.count=$counts" --set "parallel.shot_groups=$n")
+    [ -n "${SHOTS_DURATION:-}" ] && common+=(--set "time.duration=$SHOTS_DURATION")
     for cmd in run migrate; do
       local data=() t0 t
       [ $cmd = migrate ] && data=(--set migration.data=\"/tmp/shots_data_$n/gathers.h5\")
@@ -631,9 +640,13 @@ step_shots() {  # shot-parallel: N shots on N GPUs (one shot group each) against
         --set output.directory=\"/tmp/shots_${cmd}_$n\" > /tmp/shots.log 2>&1 || tail -3 /tmp/shots.log | tee -a "$S"
       t=$(python3 -c "import time; print(round(time.time() - $t0, 2))")
       [ $cmd = run ] && rm -rf /tmp/shots_data_$n && cp -r /tmp/shots_run_$n /tmp/shots_data_$n
-      if [ $n = 1 ]; then [ $cmd = run ] && t1run=$t || t1mig=$t; fi
-      local t1=$t1run; [ $cmd = migrate ] && t1=$t1mig
-      echo "$eq,$cmd,$n,$n,$t,$(python3 -c "print(round($t1 / $t, 3))")" | tee -a "$csv" "$S"
+      local r
+      r=$(python3 -c "import json; print(json.load(open('/tmp/shots_${cmd}_$n/report.json'))['wall_seconds']['total'])" 2>/dev/null || echo 0)
+      if [ $n = 1 ]; then
+        if [ $cmd = run ]; then t1run=$t; r1run=$r; else t1mig=$t; r1mig=$r; fi
+      fi
+      local t1=$t1run r1=$r1run; [ $cmd = migrate ] && t1=$t1mig && r1=$r1mig
+      echo "$eq,$cmd,$n,$n,$t,$(python3 -c "print(round($t1 / $t, 3))"),$r,$(python3 -c "print(round($r1 / $r, 3) if $r else 0)"),$tl" | tee -a "$csv" "$S"
     done
   done
 }
