@@ -16,44 +16,21 @@
 #include "io/h5.hpp"
 #include "io/model_file.hpp"
 #include "io/snapshots.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace seisfd::io;
 
 namespace {
 
+using seisfd::test::random_floats;
+using seisfd::test::read_text;
+
 // A fresh directory per test, removed afterwards.
-class IoTest : public ::testing::Test {
+class IoTest : public seisfd::test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("seisfd_test_io_" + std::string(info->name()) + "_" + std::to_string(::getpid()) + "_" +
-            std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
+  IoTest() : TempDirTest("seisfd_test_io_") {}
 };
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<float> random_floats(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1e3f, 1e3f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(gen);
-  return v;
-}
 
 h5::File open_ro(const std::string& path) {
   h5::silence_errors();

@@ -21,43 +21,20 @@
 #include "io/gathers.hpp"
 #include "io/h5.hpp"
 #include "io/image.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace seisfd::io;
 
 namespace {
 
-class IoRtmTest : public ::testing::Test {
+using seisfd::test::random_floats;
+using seisfd::test::read_text;
+
+class IoRtmTest : public seisfd::test::TempDirTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("seisfd_test_io_rtm_" + std::string(info->name()) + "_" + std::to_string(::getpid()) +
-            "_" + std::to_string(std::random_device{}()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
+  IoRtmTest() : TempDirTest("seisfd_test_io_rtm_") {}
 };
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<float> random_floats(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1e3f, 1e3f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(gen);
-  return v;
-}
 
 h5::File open_file(const std::string& path, unsigned flags = H5F_ACC_RDONLY) {
   h5::silence_errors();

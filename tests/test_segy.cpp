@@ -18,6 +18,7 @@
 #include "io/error.hpp"
 #include "io/segy.hpp"
 #include "tests/segy_support.hpp"
+#include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
 using namespace seisfd::io;
@@ -25,31 +26,16 @@ using namespace seisfd::test::segy;
 
 namespace {
 
-class SegyTest : public ::testing::Test {
+using seisfd::test::random_floats;
+
+class SegyTest : public seisfd::test::TempDirTest {
  protected:
+  SegyTest() : TempDirTest("seisfd_test_segy_") {}
   void SetUp() override {
     if (!segy_built()) GTEST_SKIP() << "this build has no SEG-Y support (SEISFD_SEGY)";
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("seisfd_test_segy_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    TempDirTest::SetUp();
   }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return (dir_ / name).string(); }
-  fs::path dir_;
 };
-
-std::vector<float> random_floats(size_t n, unsigned seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1e3f, 1e3f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(gen);
-  return v;
-}
 
 // The IoError message of f(), "" when it throws none.
 template <class F>
