@@ -302,7 +302,8 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
     if (ranks.ranks_on_node > devices)
       std::fprintf(stderr,
                    "seisfd: warning: %d ranks share %d GPU(s) on this node: fine for testing, "
-                   "slower than one rank per GPU\n",
+                   "slower than one rank per GPU (their kernels take turns unless NVIDIA's MPS "
+                   "daemon runs: nvidia-cuda-mps-control -d)\n",
                    ranks.ranks_on_node, devices);
   }
   clock.mark("engine");
