@@ -258,9 +258,9 @@ int cmd_info() {
                   : "no (built without MPI: one rank)");
   if (parallel::mpi_built())
     std::printf("            CUDA-aware: %s\n", parallel::cuda_aware_mpi().c_str());
-  std::printf("nccl        %s\n", nccl_built() ? ("yes (" + nccl_version() +
-                                                  "): parallel.exchange = \"nccl\"").c_str()
-                                             : "no (built without NCCL)");
+  std::printf("nccl        %s\n",
+              nccl_built() ? ("yes (" + nccl_version() + "): parallel.exchange = \"nccl\"").c_str()
+                           : "no (built without NCCL)");
   const auto devs = cuda_devices();
   if (devs.empty()) std::printf("devices     no CUDA device found (runs use the cpu backend)\n");
   for (const auto& d : devs)

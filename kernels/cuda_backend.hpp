@@ -15,6 +15,7 @@
 #include "kernels/engine.hpp"
 #include "kernels/medium.hpp"
 #include "kernels/propagation.hpp"
+#include "kernels/rank_message.hpp"
 
 namespace seisfd {
 
@@ -85,20 +86,21 @@ struct HaloLink {
   std::array<int, 6> neighbour{-1, -1, -1, -1, -1, -1};  // z-, z+, y-, y+, x-, x+ (-1: none)
   int halo = 0;
   int rank = 0, size = 1;  // this rank in the group, and the group's size
-  // Sends `send_bytes` to rank `to` while receiving `recv_bytes` from rank `from` (-1: nothing).
-  std::function<void(const void* send, size_t send_bytes, int to, void* recv, size_t recv_bytes,
-                     int from, int tag)>
-      sendrecv;
   // One round of messages: every receive and send posted at once, then all awaited.
-  struct Message {
-    void* data;
-    size_t bytes;
-    int peer;
-    int tag;
-  };
+  using Message = RankMessage;
   std::function<void(const std::vector<Message>& sends, const std::vector<Message>& recvs)>
       exchange;
   std::function<void(void* data, size_t bytes, int root)> broadcast;  // root's bytes to all
+
+  // Sends `send_bytes` to rank `to` while receiving `recv_bytes` from rank `from` (-1: nothing
+  // that way): a round of exchange() with one message each way at most.
+  void sendrecv(const void* send, size_t send_bytes, int to, void* recv, size_t recv_bytes,
+                int from, int tag) const {
+    std::vector<Message> sends, recvs;
+    if (to >= 0) sends.push_back({const_cast<void*>(send), send_bytes, to, tag});
+    if (from >= 0) recvs.push_back({recv, recv_bytes, from, tag});
+    exchange(sends, recvs);
+  }
 };
 
 // peer: neighbours on one node map each other's packed buffers through CUDA IPC and synchronise

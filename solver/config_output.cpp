@@ -203,10 +203,9 @@ ParallelConfig read_parallel(const Section& s) {
     }
   }
   p.shot_groups = s.get_int("shot_groups", 1).value_or(p.shot_groups);
-  p.exchange =
-      s.get_enum("exchange", {Exchange::kAuto, Exchange::kMpi, Exchange::kPeer, Exchange::kNccl,
-                              Exchange::kHost})
-          .value_or(p.exchange);
+  p.exchange = s.get_enum("exchange", {Exchange::kAuto, Exchange::kMpi, Exchange::kPeer,
+                                       Exchange::kNccl, Exchange::kHost})
+                   .value_or(p.exchange);
   p.overlap = s.get_bool("overlap").value_or(p.overlap);
   return p;
 }

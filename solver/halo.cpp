@@ -97,17 +97,8 @@ std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parall
   link.halo = d.halo;
   link.rank = group.rank();
   link.size = group.size();
-  link.sendrecv = [group](const void* send, size_t sb, int to, void* recv, size_t rb, int from,
-                          int tag) { group.sendrecv(send, sb, to, recv, rb, from, tag); };
-  link.exchange = [group](const std::vector<HaloLink::Message>& sends,
-                          const std::vector<HaloLink::Message>& recvs) {
-    const auto messages = [](const std::vector<HaloLink::Message>& m) {
-      std::vector<parallel::Comm::Message> out;
-      for (const HaloLink::Message& x : m) out.push_back({x.data, x.bytes, x.peer, x.tag});
-      return out;
-    };
-    group.exchange(messages(sends), messages(recvs));
-  };
+  link.exchange = [group](const std::vector<RankMessage>& sends,
+                          const std::vector<RankMessage>& recvs) { group.exchange(sends, recvs); };
   link.broadcast = [group](void* data, size_t bytes, int root) {
     group.broadcast(data, bytes, root);
   };

@@ -202,8 +202,7 @@ void Comm::broadcast(int& v, int root) const {
 }
 
 void Comm::broadcast(void* data, size_t bytes, int root) const {
-  if (impl_)
-    check(MPI_Bcast(data, message_count(bytes), MPI_BYTE, root, impl_->comm), "MPI_Bcast");
+  if (impl_) check(MPI_Bcast(data, message_count(bytes), MPI_BYTE, root, impl_->comm), "MPI_Bcast");
 }
 
 std::vector<float> Comm::gather(const std::vector<float>& piece, int root) const {

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/rank_message.hpp"
+
 namespace seisfd::parallel {
 
 bool mpi_built();
@@ -70,12 +72,7 @@ class Comm {
                 int from, int tag) const;
   // Every receive and send posted at once, then all awaited (MPI_Irecv, MPI_Isend,
   // MPI_Waitall): one round of messages with several neighbours.
-  struct Message {
-    void* data;
-    size_t bytes;
-    int peer;
-    int tag;
-  };
+  using Message = RankMessage;
   void exchange(const std::vector<Message>& sends, const std::vector<Message>& recvs) const;
   // Point to point, blocking.
   void send(const void* data, size_t bytes, int to, int tag) const;

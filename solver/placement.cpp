@@ -17,10 +17,10 @@ Placement place(const RunPlan& plan, Backend backend, const char* command, bool 
                           " runs over ranks as one shot group decomposing the grid: set it to 1",
                       c.source_path);
   if (c.parallel.exchange == Exchange::kPeer || c.parallel.exchange == Exchange::kNccl)
-    throw ConfigError("parallel.exchange",
-                      std::string("seisfd ") + command +
-                          " exchanges halos through MPI: use \"mpi\" or \"auto\"",
-                      c.source_path);
+    throw ConfigError(
+        "parallel.exchange",
+        std::string("seisfd ") + command + " exchanges halos through MPI: use \"mpi\" or \"auto\"",
+        c.source_path);
   p.ranks = make_rank_layout(plan, p.world, backend);
   return p;
 }

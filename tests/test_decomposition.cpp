@@ -201,8 +201,7 @@ TEST_F(ParallelSection, SectionParsesAndRejectsBadValues) {
 // GPU; nccl needs a build with NCCL; auto and mpi are mpi for a group of one.
 TEST(Decomposition, ExchangeResolution) {
   const parallel::Comm one;
-  for (Exchange gpu_only : {Exchange::kPeer, Exchange::kNccl})
-    try {
+  for (Exchange gpu_only : {Exchange::kPeer, Exchange::kNccl}) try {
       resolve_exchange(gpu_only, Backend::kCpu, one, "run.toml");
       ADD_FAILURE() << to_string(gpu_only) << " on the cpu was not refused";
     } catch (const ConfigError& e) {
@@ -222,6 +221,38 @@ TEST(Decomposition, ExchangeResolution) {
   EXPECT_EQ(resolve_exchange(Exchange::kAuto, Backend::kCuda, one), Exchange::kMpi);
   EXPECT_EQ(resolve_exchange(Exchange::kAuto, Backend::kCpu, one), Exchange::kMpi);
   EXPECT_EQ(resolve_exchange(Exchange::kMpi, Backend::kCuda, one), Exchange::kMpi);
+}
+
+// HaloLink::sendrecv, which the GPU exchanges' set-up uses: one round of exchange() with the
+// send where there is a rank to send to and the receive where there is one to receive from.
+TEST(Decomposition, HaloLinkSendrecvIsOneRoundOfMessages) {
+  std::vector<RankMessage> sent, received;
+  int rounds = 0;
+  HaloLink link;
+  link.exchange = [&](const std::vector<RankMessage>& s, const std::vector<RankMessage>& r) {
+    sent = s;
+    received = r;
+    ++rounds;
+  };
+  int out = 1, in = 0;
+  link.sendrecv(&out, sizeof out, 3, &in, sizeof in, 5, 42);
+  ASSERT_EQ(rounds, 1);
+  ASSERT_EQ(sent.size(), 1u);
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(sent[0].data, &out);
+  EXPECT_EQ(sent[0].bytes, sizeof out);
+  EXPECT_EQ(sent[0].peer, 3);
+  EXPECT_EQ(sent[0].tag, 42);
+  EXPECT_EQ(received[0].data, &in);
+  EXPECT_EQ(received[0].peer, 5);
+  EXPECT_EQ(received[0].tag, 42);
+  link.sendrecv(&out, sizeof out, -1, &in, sizeof in, 5, 7);  // nothing to send
+  EXPECT_TRUE(sent.empty());
+  EXPECT_EQ(received.size(), 1u);
+  link.sendrecv(&out, sizeof out, 2, &in, 0, -1, 7);  // nothing to receive
+  EXPECT_EQ(sent.size(), 1u);
+  EXPECT_TRUE(received.empty());
+  EXPECT_EQ(rounds, 3);
 }
 
 // What a step split around an interior updates after it (shell_boxes): every cell of the outer

@@ -98,7 +98,7 @@ struct FaceInfo {
 class PeerExchange final : public FaceExchange {
  public:
   PeerExchange(Engine& engine, HaloLink link) : FaceExchange(engine, std::move(link)) {
-    if (!link_.sendrecv) throw std::invalid_argument("peer exchange: no link to the neighbours");
+    if (!link_.exchange) throw std::invalid_argument("peer exchange: no link to the neighbours");
     const cuda::DeviceGuard guard(device_);
     map_buffers();
   }

@@ -84,7 +84,7 @@ class TransportExchange final : public FaceExchange {
  public:
   TransportExchange(Engine& engine, HaloLink link, DeviceTransport transport)
       : FaceExchange(engine, std::move(link)), transport_(transport) {
-    if (!link_.sendrecv || !link_.exchange || !link_.broadcast)
+    if (!link_.exchange || !link_.broadcast)
       throw std::invalid_argument("halo exchange: no link to the neighbours");
 #if !SEISFD_HAVE_NCCL
     if (transport_ == DeviceTransport::kNccl)
@@ -147,8 +147,12 @@ class TransportExchange final : public FaceExchange {
     if (side_) cudaStreamDestroy(side_);
   }
 
-  const char* name() const override { return transport_name(transport_); }
-  bool device_ordered() const override { return transport_ == DeviceTransport::kNccl; }
+  const char* name() const override {
+    return transport_name(transport_);
+  }
+  bool device_ordered() const override {
+    return transport_ == DeviceTransport::kNccl;
+  }
 
   void start(WaveState& ws) override {
     const FieldPtrs f = fields_of(ws, fields_, name());
@@ -213,10 +217,10 @@ class TransportExchange final : public FaceExchange {
     for_slots(i, end, [&](int slot, int a) {
       const int peer = link_.neighbour[slot];
       // Tags by the receiver's slot: this rank's face on side s is the neighbour's on side 1-s.
-      sends.push_back({staged ? host_send_[slot] : send_[slot][0], face_bytes(a), peer,
-                       kTag + (slot ^ 1)});
-      recvs.push_back({staged ? host_recv_[slot] : recv_[slot][0], face_bytes(a), peer,
-                       kTag + slot});
+      sends.push_back(
+          {staged ? host_send_[slot] : send_[slot][0], face_bytes(a), peer, kTag + (slot ^ 1)});
+      recvs.push_back(
+          {staged ? host_recv_[slot] : recv_[slot][0], face_bytes(a), peer, kTag + slot});
     });
     link_.exchange(sends, recvs);
     if (staged)
@@ -227,7 +231,9 @@ class TransportExchange final : public FaceExchange {
   }
 
   // The phases' index (0, 1, 2) of the phase that starts at axes_[i].
-  int phase_of(int i) const { return edges_ ? i : 0; }
+  int phase_of(int i) const {
+    return edges_ ? i : 0;
+  }
 
   template <class F>
   void for_slots(int i, int end, F&& f) const {
