@@ -170,7 +170,7 @@ class TransportExchange final : public FaceExchange {
     for (int i = 0; i < naxes_;) {
       const int end = phase_end(i);
       if (i > 0) send_phase(f, i);  // a later axis's faces carry the halo the earlier ones brought
-      receive_phase(i, end, phase_of(i));
+      receive_phase(i);
       for (int j = i; j < end; ++j) copy_axis(false, f, axes_[j], recv_);
       i = end;
     }
@@ -201,8 +201,10 @@ class TransportExchange final : public FaceExchange {
     CUDA_CHECK(cudaEventRecord(moved_[p], side_));
   }
 
-  // The engine's stream made to wait for the phase's faces to arrive in the receive buffers.
-  void receive_phase(int i, int end, int p) {
+  // The engine's stream made to wait for the faces of the phase that starts at axes_[i] to
+  // arrive in the receive buffers.
+  void receive_phase(int i) {
+    const int end = phase_end(i), p = phase_of(i);
     if (transport_ == DeviceTransport::kNccl) {
       stamp_kernel<<<1, 1, 0, stream()>>>(clock_);
       CUDA_CHECK_LAUNCH();
@@ -213,16 +215,17 @@ class TransportExchange final : public FaceExchange {
     }
     const bool staged = transport_ == DeviceTransport::kMpiStaged;
     CUDA_CHECK(cudaEventSynchronize(staged ? moved_[p] : packed_[p]));
-    std::vector<HaloLink::Message> sends, recvs;
+    sends_.clear();
+    recvs_.clear();
     for_slots(i, end, [&](int slot, int a) {
       const int peer = link_.neighbour[slot];
       // Tags by the receiver's slot: this rank's face on side s is the neighbour's on side 1-s.
-      sends.push_back(
+      sends_.push_back(
           {staged ? host_send_[slot] : send_[slot][0], face_bytes(a), peer, kTag + (slot ^ 1)});
-      recvs.push_back(
+      recvs_.push_back(
           {staged ? host_recv_[slot] : recv_[slot][0], face_bytes(a), peer, kTag + slot});
     });
-    link_.exchange(sends, recvs);
+    link_.exchange(sends_, recvs_);
     if (staged)
       for_slots(i, end, [&](int slot, int a) {
         CUDA_CHECK(cudaMemcpyAsync(recv_[slot][0], host_recv_[slot], face_bytes(a),
@@ -310,6 +313,7 @@ class TransportExchange final : public FaceExchange {
   float* recv_[6][2] = {};
   float* host_send_[6] = {};
   float* host_recv_[6] = {};
+  std::vector<RankMessage> sends_, recvs_;  // MPI: the round of the phase under way (reused)
 #if SEISFD_HAVE_NCCL
   ncclComm_t comm_ = nullptr;
 #endif
