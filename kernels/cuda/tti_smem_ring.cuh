@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/cuda/aniso_naive.cuh"
@@ -69,12 +70,10 @@ struct TtiShape {
   static constexpr int kRect = kH * kW;
   static constexpr int kRect4 = kH * kW4;
   static constexpr int kSlots = 2 * R + 2;  // ring planes
-  // float4 copies a plane: p and q into the ring, the three axis components.
-  static constexpr int kCopies = 5 * kRect4;
-  static constexpr int kCopySlots = (kCopies + kThreads - 1) / kThreads;
   static constexpr int kXTasks = 2 * R * kTY;  // g_x on the x halo
   static constexpr int kYTasks = 2 * R * kTX;  // g_y on the y halo
   static constexpr int kTasks = kXTasks + kYTasks;
+  static constexpr int kTaskRounds = (kTasks + kThreads - 1) / kThreads;
 };
 
 template <int R>
@@ -92,6 +91,7 @@ struct TtiParams : cuda::AnisoParams<R> {
   int x_base;   // x of the first tile: begin[2] rounded down to 32
   int tiles_x;  // tiles per row of tiles
   int zchunk;   // output planes per block
+  float c_axis[3];  // centre weight of each axis' second derivative (z, y, x)
 };
 
 // Each g component is formed at three sites: the halo tasks, the own cell, and the planes
@@ -109,15 +109,16 @@ __device__ __forceinline__ float g_axis(float na, float nb, float tb, float nc, 
   return __fmul_rn(na, __fmaf_rn(nb, tb, __fmul_rn(nc, tc)));
 }
 
-__device__ __forceinline__ int wrap_slot(int s, int n) {
-  return s < 0 ? s + n : (s >= n ? s - n : s);
-}
-
 // P (forward): the six coefficient arrays read as the 16-bit codes of cm (36 B a cell instead of
 // 48): the axis planes by plain 8-byte loads issued where the fp32 kernel issues its copies,
 // decoded and stored into the axis buffer after the iteration's second barrier (the buffer of
-// plane c + 1 is not read in iteration c). The fp32 kernel's statements are kept as they were
-// (its PTX is unchanged); the compact ones stand beside them under if constexpr.
+// plane c + 1 is not read in iteration c).
+//
+// Addressing, which the instruction count of a plane is sensitive to: the ring slots are never
+// computed from the plane number. zc[i] points at the own cell in the slot of plane c - R + i and
+// `fill` at the slot that plane c + R + 1 lands in; with 2R + 2 slots the slot freed next is the
+// one of plane c - R, so advancing a plane is a rotation of pointers. The copies a thread issues
+// and the halo task it computes are decoded once, before the loop.
 template <int R, bool kT, bool kImage, bool kDiag, ModelPrecision P = ModelPrecision::kFp32>
 __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
     tti_smem_ring_kernel(const TtiParams<R> p, const cuda::AnisoFields f, const float* u,
@@ -127,7 +128,8 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   static_assert(P == ModelPrecision::kFp32 || !kT, "the transposed launch reads fp32");
   constexpr bool kCompact = P != ModelPrecision::kFp32;
   using S = TtiShape<R>;
-  constexpr int kW = S::kW, kRP = S::kRP, kSl = S::kSlots;
+  constexpr int kW = S::kW, kRP = S::kRP, kSl = S::kSlots, kRect = S::kRect;
+  constexpr int kSlot = 2 * kRect;  // floats a ring slot (u and w)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   TtiSmem<R>& sm = *reinterpret_cast<TtiSmem<R>*>(smem_raw);
 
@@ -148,97 +150,132 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   const int own = own_ok ? gy * sy + gx : 0;
   const int cidx = (ty + R) * kW + kRP + tx;  // the own cell in the rectangle
 
-  // The float4 copies this thread issues each plane: source offset in the plane (-1: none, or
-  // outside the array, where the rectangle holds zeros), destination in the ring slot's (or the
-  // axis buffer's) arrays, and which array.
-  int cp_src[S::kCopySlots], cp_dst[S::kCopySlots], cp_arr[S::kCopySlots];
-#pragma unroll
-  for (int s = 0; s < S::kCopySlots; ++s) {
-    const int j = t + s * S::kThreads;
-    const int arr = j / S::kRect4, r = j % S::kRect4;
+  // The float4 copies this thread issues each plane, ring (u and w: 2 kRect4 a plane) and axis
+  // (3 kRect4) apart: source (the array at plane 0 plus the offset in the plane; -1: none, or
+  // outside the array, where the rectangle holds zeros, never copied over) and destination (ring:
+  // bytes from the own cell of the slot; axis: floats into the axis buffer).
+  constexpr int kRingSlots = (2 * S::kRect4 + S::kThreads - 1) / S::kThreads;
+  constexpr int kAxisSlots = (3 * S::kRect4 + S::kThreads - 1) / S::kThreads;
+  const unsigned sbase = cuda::smem_addr(smem_raw);
+  const float* rg[kRingSlots];
+  int rdst[kRingSlots];
+  bool ron[kRingSlots];
+  const float* ag[kAxisSlots];
+  int asrc[kAxisSlots], adst[kAxisSlots], aarr[kAxisSlots];
+  // One copy j of a group of `arrays` arrays: its array, rectangle offset and source (-1: none).
+  auto decode = [&](int j, int arrays, int& arr, int& at, int& src) {
+    arr = j / S::kRect4;
+    const int r = j % S::kRect4;
     const int row = r / S::kW4, col = r % S::kW4;
     const int hy = y0 - R + row, hx = x0 - kRP + 4 * col;
-    const bool in = j < S::kCopies;
+    const bool in = j < arrays * S::kRect4;
     const bool ok = in && hy >= 0 && hy < p.l.ny && hx >= 0 && hx < p.l.nx;
-    cp_arr[s] = in ? arr : -1;
-    cp_dst[s] = (arr < 2 ? arr : arr - 2) * S::kRect + row * kW + 4 * col;
-    cp_src[s] = ok ? hy * sy + hx : -1;
-    if (in && !ok) {  // outside the array: zero in every buffer, never copied over
-      const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (arr < 2) {
-        for (int k = 0; k < kSl; ++k)
-          *reinterpret_cast<float4*>(&sm.ring[k][0][0] + cp_dst[s]) = zero;
-      } else {
-        for (int k = 0; k < 2; ++k) *reinterpret_cast<float4*>(&sm.n[k][0][0] + cp_dst[s]) = zero;
-      }
-    }
-  }
-  // Copies of ring plane zr (none if zr > zlast or zr < 0) and axis plane zn, one group.
-  auto issue = [&](int zr, int zn) {
-    const bool ring_on = zr >= 0 && zr <= zlast, n_on = zn <= zlast;
-    const int64_t pr = static_cast<int64_t>(zr) * sz, pn = static_cast<int64_t>(zn) * sz;
-    float* ring = &sm.ring[ring_on ? zr % kSl : 0][0][0];
-    float* nb = &sm.n[zn & 1][0][0];
-#pragma unroll
-    for (int s = 0; s < S::kCopySlots; ++s) {
-      if (cp_src[s] < 0) continue;
-      const int a = cp_arr[s];
-      if (a < 2) {
-        if (ring_on) cuda::cp_async16(ring + cp_dst[s], (a == 0 ? u : w) + pr + cp_src[s]);
-      } else if (n_on) {
-        const float* src = a == 2 ? f.n[0] : (a == 3 ? f.n[1] : f.n[2]);
-        cuda::cp_async16(nb + cp_dst[s], src + pn + cp_src[s]);
-      }
-    }
-    cuda::cp_async_commit();
+    at = arr * kRect + row * kW + 4 * col;
+    src = ok ? hy * sy + hx : -1;
+    return in && !ok;  // the rectangle holds zeros there
   };
-  // Compact: issue()'s ring copies, and the axis plane's codes into registers (ncode), decoded
-  // into its buffer by land_axis().
-  uint2 ncode[kCompact ? S::kCopySlots : 1];
+  const float4 zero4 = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+  for (int s = 0; s < kRingSlots; ++s) {
+    int arr, at, src;
+    if (decode(t + s * S::kThreads, 2, arr, at, src))
+      for (int k = 0; k < kSl; ++k) *reinterpret_cast<float4*>(&sm.ring[k][0][0] + at) = zero4;
+    ron[s] = src >= 0;
+    rg[s] = (arr == 0 ? u : w) + max(src, 0);
+    rdst[s] = 4 * (at - cidx);
+  }
+#pragma unroll
+  for (int s = 0; s < kAxisSlots; ++s) {
+    int arr, at, src;
+    if (decode(t + s * S::kThreads, 3, arr, at, src))
+      for (int k = 0; k < 2; ++k) *reinterpret_cast<float4*>(&sm.n[k][0][0] + at) = zero4;
+    asrc[s] = src;
+    aarr[s] = min(arr, 2);
+    ag[s] = f.n[aarr[s]] + max(src, 0);
+    adst[s] = at;
+  }
+  const unsigned n_smem = cuda::smem_addr(&sm.n[0][0][0]);
+  constexpr unsigned kAxisBytes = 3 * kRect * sizeof(float);
+  // Copies of ring plane zr into the slot whose own cell is at byte `slot` of shared memory (none
+  // if zr > zlast or zr < 0) and of axis plane zn (none if zn > zlast), one group. Compact: the
+  // axis plane's codes into registers (ncode), decoded into its buffer by land_axis().
+  uint2 ncode[kCompact ? kAxisSlots : 1];
   int n_pending = zlast + 1;
-  auto issue_compact = [&](int zr, int zn) {
+  auto issue = [&](int slot, int zr, int zn) {
     const bool ring_on = zr >= 0 && zr <= zlast, n_on = zn <= zlast;
     const int64_t pr = static_cast<int64_t>(zr) * sz, pn = static_cast<int64_t>(zn) * sz;
-    float* ring = &sm.ring[ring_on ? zr % kSl : 0][0][0];
+    const unsigned ring_s = sbase + slot;
+    const unsigned nb_s = n_smem + (zn & 1) * kAxisBytes;
 #pragma unroll
-    for (int s = 0; s < S::kCopySlots; ++s) {
-      if (cp_src[s] < 0) continue;
-      const int a = cp_arr[s];
-      if (a < 2) {
-        if (ring_on) cuda::cp_async16(ring + cp_dst[s], (a == 0 ? u : w) + pr + cp_src[s]);
-      } else if (n_on) {
-        ncode[s] = cuda::ld_codes4<P>(cm, kAxisZ + a - 2, pn + cp_src[s]);
+    for (int s = 0; s < kRingSlots; ++s)
+      if (ring_on && ron[s]) cuda::cp_async16_s(ring_s + rdst[s], rg[s] + pr);
+#pragma unroll
+    for (int s = 0; s < kAxisSlots; ++s) {
+      if (!n_on || asrc[s] < 0) continue;
+      if constexpr (kCompact) {
+        ncode[s] = cuda::ld_codes4<P>(cm, kAxisZ + aarr[s], pn + asrc[s]);
+      } else {
+        cuda::cp_async16_s(nb_s + 4 * adst[s], ag[s] + pn);
       }
     }
     cuda::cp_async_commit();
-    n_pending = zn;
+    if constexpr (kCompact) n_pending = n_on ? zn : zlast + 1;
   };
   auto land_axis = [&]() {
     if (n_pending > zlast) return;
     float* nb = &sm.n[n_pending & 1][0][0];
 #pragma unroll
-    for (int s = 0; s < S::kCopySlots; ++s) {
-      if (cp_src[s] < 0 || cp_arr[s] < 2) continue;
-      *reinterpret_cast<float4*>(nb + cp_dst[s]) =
-          cuda::decode4<P>(cm, kAxisZ + cp_arr[s] - 2, ncode[s]);
+    for (int s = 0; s < kAxisSlots; ++s) {
+      if (asrc[s] < 0) continue;
+      *reinterpret_cast<float4*>(nb + adst[s]) = cuda::decode4<P>(cm, kAxisZ + aarr[s], ncode[s]);
     }
     n_pending = zlast + 1;
   };
 
+  // The halo tasks of this thread (g_x on the x halo, g_y on the y halo), decoded once: the
+  // cell in the rectangle and the g entry, -1 where the thread has no task in that round.
+  int tk_idx[S::kTaskRounds], tk_g[S::kTaskRounds];
+#pragma unroll
+  for (int rd = 0; rd < S::kTaskRounds; ++rd) {
+    const int j = t + rd * S::kThreads;
+    tk_idx[rd] = tk_g[rd] = -1;
+    if (j < S::kXTasks) {
+      const int hr = j / (2 * R), h = j % (2 * R);
+      const int cx = h < R ? kRP - R + h : kRP + S::kTX - R + h;
+      tk_idx[rd] = (R + hr) * kW + cx;
+      tk_g[rd] = hr * kW + cx;
+    } else if (j < S::kTasks) {
+      const int jj = j - S::kXTasks;
+      const int hc = jj % S::kTX;
+      int hr = jj / S::kTX;
+      hr = hr < R ? hr : hr + S::kTY;
+      tk_idx[rd] = hr * kW + kRP + hc;
+      tk_g[rd] = hr * S::kTX + hc;
+    }
+  }
+
+  // Ring slots: plane zb - R + j lives in slot j mod kSl (j may be negative before the loop: planes
+  // never read). zc[i]: the own cell in the slot of plane c - R + i; fill: the slot of c + R + 1.
+  // Byte offsets into shared memory (the ring is its first member): 32-bit registers that the
+  // loads take with the neighbours' offsets as immediates.
+  static_assert(offsetof(TtiSmem<R>, ring) == 0, "the ring leads the shared memory");
+  int zc[2 * R + 1];
+#pragma unroll
+  for (int i = 0; i <= 2 * R; ++i) {
+    const int j = i - R;
+    zc[i] = 4 * ((j < 0 ? j + kSl : j) * kSlot + cidx);
+  }
+  int fill = 4 * ((R + 1) * kSlot + cidx);
+  auto at_byte = [&](int b) { return reinterpret_cast<const float*>(smem_raw + b); };
+
   float gxy = 0.0f;
   if (p.sponge.on) gxy = cuda::sponge_axis(p.sponge, 1, gy) + cuda::sponge_axis(p.sponge, 2, gx);
 
-  // Prologue: the ring planes zb - R .. zb and the axis plane zb - R.
-  if constexpr (kCompact) {
-    issue_compact(zb - R, zb - R);
-    land_axis();
-#pragma unroll 1
-    for (int z = zb - R + 1; z <= zb; ++z) issue_compact(z, zlast + 1);
-  } else {
-    issue(zb - R, zb - R);
-#pragma unroll 1
-    for (int z = zb - R + 1; z <= zb; ++z) issue(z, zlast + 1);
-  }
+  // Prologue: the ring planes zb - R .. zb (slots 0 .. R) and the axis plane zb - R.
+  issue(zc[R], zb - R, zb - R);
+  if constexpr (kCompact) land_axis();
+#pragma unroll
+  for (int i = 1; i <= R; ++i) issue(zc[R + i], zb - R + i, zlast + 1);
 
   // a_z along z at the own column: az[R + d] = n_z^2 of plane c + d.
   float az[2 * R + 1];
@@ -261,16 +298,11 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   for (int i = 0; i <= 2 * R; ++i) s1[i] = s2[i] = 0.0f;
 
   cuda::DiagPartial diag;
-  int sc = (zb - R) % kSl;  // ring slot of the compute plane
 #pragma unroll 1
   for (int c = zb - R; c < ze + R; ++c) {
     cuda::cp_async_wait<0>();
     __syncthreads();  // plane c + R and the axis of plane c have landed; g is free again
-    if constexpr (kCompact) {
-      issue_compact(c + R + 1, c + 1);
-    } else {
-      issue(c + R + 1, c + 1);
-    }
+    issue(fill, c + R + 1, c + 1);
 
     const bool out = c >= zb && c < ze;  // c is an output plane: its own terms are computed
     const int o = c - R;                 // the plane updated this iteration
@@ -304,119 +336,125 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
       }
     }
 
-    const float* U0 = &sm.ring[sc][0][0];
-    const float* W0 = &sm.ring[sc][1][0];
+    const float* C = at_byte(zc[R]);  // u of the own cell in plane c; w at + kRect
     const float* Nz = &sm.n[c & 1][0][0];
-    const float* Ny = Nz + S::kRect;
-    const float* Nx = Ny + S::kRect;
+    const float* Ny = Nz + kRect;
+    const float* Nx = Ny + kRect;
     const bool surface_row = p.free_surface && c == p.surface;
 
     float gzu, gzw;  // g_z of u and w at the own cell of plane c
     float own_u = 0.f, own_w = 0.f;
     if (out) {
-      // g_x on the x halo, g_y on the y halo.
-#pragma unroll
-      for (int j0 = 0; j0 < S::kTasks; j0 += S::kThreads) {
-        const int j = j0 + t;
-        if (j >= S::kTasks) break;
-        int idx;
-        bool xt;
-        int hr, hc;
-        if (j < S::kXTasks) {
-          xt = true;
-          hr = j / (2 * R);
-          hc = j % (2 * R);
-          const int cx = hc < R ? kRP - R + hc : kRP + S::kTX - R + hc;
-          hc = cx;
-          idx = (R + hr) * kW + cx;
-        } else {
-          xt = false;
-          const int jj = j - S::kXTasks;
-          hc = jj % S::kTX;
-          hr = jj / S::kTX;
-          hr = hr < R ? hr : hr + S::kTY;
-          idx = hr * kW + kRP + hc;
-        }
-        // t along y (x tasks) or x (y tasks) in the plane, t_z through the ring.
-        const int st = xt ? kW : 1;
+      // g_x on the x halo (t along y), g_y on the y halo (t along x); t_z through the ring.
+      auto task = [&](auto xt, int idx, float* g0) {
+        constexpr bool kX = decltype(xt)::value;  // g_x (t along y) or g_y (t along x)
+        constexpr int st = kX ? kW : 1, ax = kX ? 1 : 2;
+        constexpr int gstride = kX ? S::kTY * kW : S::kH * S::kTX;
+        const int d = idx - cidx;
         float tau = 0.f, taw = 0.f, tzu = 0.f, tzw = 0.f;
 #pragma unroll
         for (int k = 1; k <= R; ++k) {
-          const float wa = xt ? p.w1[1][k] : p.w1[2][k];
-          tau = d1_term(wa, U0[idx + k * st] - U0[idx - k * st], tau);
-          taw = d1_term(wa, W0[idx + k * st] - W0[idx - k * st], taw);
-          const int sp = wrap_slot(sc + k, kSl), sm_ = wrap_slot(sc - k, kSl);
-          tzu = d1_term(p.w1[0][k], sm.ring[sp][0][idx] - sm.ring[sm_][0][idx], tzu);
-          tzw = d1_term(p.w1[0][k], sm.ring[sp][1][idx] - sm.ring[sm_][1][idx], tzw);
+          const float* a = C + d;
+          tau = d1_term(p.w1[ax][k], a[k * st] - a[-k * st], tau);
+          taw = d1_term(p.w1[ax][k], a[kRect + k * st] - a[kRect - k * st], taw);
+          const float* zp = at_byte(zc[R + k]) + d;
+          const float* zm = at_byte(zc[R - k]) + d;
+          tzu = d1_term(p.w1[0][k], zp[0] - zm[0], tzu);
+          tzw = d1_term(p.w1[0][k], zp[kRect] - zm[kRect], tzw);
         }
         const float nz = Nz[idx], ny = Ny[idx], nx = Nx[idx];
-        if (xt) {  // g_x = n_x (n_z t_z + n_y t_y)
-          sm.gx[0][hr][hc] = surface_row ? 0.f : g_axis(nx, nz, tzu, ny, tau);
-          sm.gx[1][hr][hc] = surface_row ? 0.f : g_axis(nx, nz, tzw, ny, taw);
-        } else {  // g_y = n_y (n_z t_z + n_x t_x)
-          sm.gy[0][hr][hc] = surface_row ? 0.f : g_axis(ny, nz, tzu, nx, tau);
-          sm.gy[1][hr][hc] = surface_row ? 0.f : g_axis(ny, nz, tzw, nx, taw);
+        // g_x = n_x (n_z t_z + n_y t_y), g_y = n_y (n_z t_z + n_x t_x)
+        const float na = kX ? nx : ny, nb = kX ? ny : nx;
+        g0[0] = surface_row ? 0.f : g_axis(na, nz, tzu, nb, tau);
+        g0[gstride] = surface_row ? 0.f : g_axis(na, nz, tzw, nb, taw);
+      };
+#pragma unroll
+      for (int rd = 0; rd < S::kTaskRounds; ++rd) {
+        if (tk_idx[rd] < 0) continue;
+        if (t + rd * S::kThreads < S::kXTasks) {
+          task(std::true_type{}, tk_idx[rd], &sm.gx[0][0][0] + tk_g[rd]);
+        } else {
+          task(std::false_type{}, tk_idx[rd], &sm.gy[0][0][0] + tk_g[rd]);
         }
       }
 
-      // The own cell: t, the diagonal terms and the Laplacian (u) of both fields.
-      const float uc = U0[cidx], wc = W0[cidx];
+      // The own cell: t, the diagonal terms and the Laplacian (u) of both fields. The narrow
+      // diagonal term of axis a, 1/2 sum_k w_k [(a_c + a_+k)(f_+k - f_c) - (a_-k + a_c)(f_c -
+      // f_-k)], is taken as 1/2 [a_c L_a f + sum_k w_k (a_+k f_+k + a_-k f_-k) - f_c sum_k w_k
+      // (a_+k + a_-k)] with L_a the axis' second derivative: the last two sums over all axes at
+      // once, and the first shared with the Laplacian.
+      const float uc = C[0], wc = C[kRect];
       const float nzc = Nz[cidx], nyc = Ny[cidx], nxc = Nx[cidx];
-      const float axc = nxc * nxc, ayc = nyc * nyc, azc = az[R];
       float txu = 0.f, tyu = 0.f, tzu = 0.f, txw = 0.f, tyw = 0.f, tzw = 0.f;
-      float dxu = 0.f, dyu = 0.f, dzu = 0.f, dxw = 0.f, dyw = 0.f, dzw = 0.f, lap = 0.f;
+      float lxu = 0.f, lyu = 0.f, lzu = 0.f, lxw = 0.f, lyw = 0.f, lzw = 0.f;
+      float au = 0.f, aw = 0.f, sa = 0.f;
 #pragma unroll
       for (int k = 1; k <= R; ++k) {
         {  // x
-          const float ap = Nx[cidx + k] * Nx[cidx + k], am = Nx[cidx - k] * Nx[cidx - k];
-          const float up = U0[cidx + k], um = U0[cidx - k];
-          const float wp = W0[cidx + k], wm = W0[cidx - k];
+          const float np = Nx[cidx + k], nm = Nx[cidx - k];
+          const float ap = p.w2[2][k] * np * np, am = p.w2[2][k] * nm * nm;
+          const float up = C[k], um = C[-k], wp = C[kRect + k], wm = C[kRect - k];
           txu = d1_term(p.w1[2][k], up - um, txu);
           txw = d1_term(p.w1[2][k], wp - wm, txw);
-          dxu += p.w2[2][k] * ((axc + ap) * (up - uc) - (am + axc) * (uc - um));
-          dxw += p.w2[2][k] * ((axc + ap) * (wp - wc) - (am + axc) * (wc - wm));
-          lap += p.w2[2][k] * (up - 2.0f * uc + um);
+          lxu = __fmaf_rn(p.w2[2][k], up + um, lxu);
+          lxw = __fmaf_rn(p.w2[2][k], wp + wm, lxw);
+          au = __fmaf_rn(am, um, __fmaf_rn(ap, up, au));
+          aw = __fmaf_rn(am, wm, __fmaf_rn(ap, wp, aw));
+          sa += ap + am;
         }
         {  // y
           const int o1 = k * kW;
-          const float ap = Ny[cidx + o1] * Ny[cidx + o1], am = Ny[cidx - o1] * Ny[cidx - o1];
-          const float up = U0[cidx + o1], um = U0[cidx - o1];
-          const float wp = W0[cidx + o1], wm = W0[cidx - o1];
+          const float np = Ny[cidx + o1], nm = Ny[cidx - o1];
+          const float ap = p.w2[1][k] * np * np, am = p.w2[1][k] * nm * nm;
+          const float up = C[o1], um = C[-o1], wp = C[kRect + o1], wm = C[kRect - o1];
           tyu = d1_term(p.w1[1][k], up - um, tyu);
           tyw = d1_term(p.w1[1][k], wp - wm, tyw);
-          dyu += p.w2[1][k] * ((ayc + ap) * (up - uc) - (am + ayc) * (uc - um));
-          dyw += p.w2[1][k] * ((ayc + ap) * (wp - wc) - (am + ayc) * (wc - wm));
-          lap += p.w2[1][k] * (up - 2.0f * uc + um);
+          lyu = __fmaf_rn(p.w2[1][k], up + um, lyu);
+          lyw = __fmaf_rn(p.w2[1][k], wp + wm, lyw);
+          au = __fmaf_rn(am, um, __fmaf_rn(ap, up, au));
+          aw = __fmaf_rn(am, wm, __fmaf_rn(ap, wp, aw));
+          sa += ap + am;
         }
         {  // z
-          const int sp = wrap_slot(sc + k, kSl), sm_ = wrap_slot(sc - k, kSl);
-          const float ap = az[R + k], am = az[R - k];
-          const float up = sm.ring[sp][0][cidx], um = sm.ring[sm_][0][cidx];
-          const float wp = sm.ring[sp][1][cidx], wm = sm.ring[sm_][1][cidx];
+          const float ap = p.w2[0][k] * az[R + k], am = p.w2[0][k] * az[R - k];
+          const float* zp = at_byte(zc[R + k]);
+          const float* zm = at_byte(zc[R - k]);
+          const float up = zp[0], um = zm[0], wp = zp[kRect], wm = zm[kRect];
           tzu = d1_term(p.w1[0][k], up - um, tzu);
           tzw = d1_term(p.w1[0][k], wp - wm, tzw);
-          dzu += p.w2[0][k] * ((azc + ap) * (up - uc) - (am + azc) * (uc - um));
-          dzw += p.w2[0][k] * ((azc + ap) * (wp - wc) - (am + azc) * (wc - wm));
-          lap += p.w2[0][k] * (up - 2.0f * uc + um);
+          lzu = __fmaf_rn(p.w2[0][k], up + um, lzu);
+          lzw = __fmaf_rn(p.w2[0][k], wp + wm, lzw);
+          au = __fmaf_rn(am, um, __fmaf_rn(ap, up, au));
+          aw = __fmaf_rn(am, wm, __fmaf_rn(ap, wp, aw));
+          sa += ap + am;
         }
       }
+      lxu = __fmaf_rn(p.c_axis[2], uc, lxu);
+      lyu = __fmaf_rn(p.c_axis[1], uc, lyu);
+      lzu = __fmaf_rn(p.c_axis[0], uc, lzu);
+      lxw = __fmaf_rn(p.c_axis[2], wc, lxw);
+      lyw = __fmaf_rn(p.c_axis[1], wc, lyw);
+      lzw = __fmaf_rn(p.c_axis[0], wc, lzw);
+      const float axc = nxc * nxc, ayc = nyc * nyc, azc = az[R];
+      const float du = axc * lxu + ayc * lyu + azc * lzu + (au - uc * sa);
+      const float dw = axc * lxw + ayc * lyw + azc * lzw + (aw - wc * sa);
       sm.gx[0][ty][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzu, nyc, tyu);
       sm.gx[1][ty][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzw, nyc, tyw);
       sm.gy[0][ty + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzu, nxc, txu);
       sm.gy[1][ty + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzw, nxc, txw);
       gzu = g_axis(nzc, nyc, tyu, nxc, txu);
       gzw = g_axis(nzc, nyc, tyw, nxc, txw);
-      own_u = lap - 0.5f * (dzu + dyu + dxu);
-      own_w = 0.5f * (dzw + dyw + dxw);
+      own_u = (lxu + lyu + lzu) - 0.5f * du;
+      own_w = 0.5f * dw;
     } else {
       // A plane outside the chunk's outputs: g_z of the own cell only.
       float txu = 0.f, tyu = 0.f, txw = 0.f, tyw = 0.f;
 #pragma unroll
       for (int k = 1; k <= R; ++k) {
-        txu = d1_term(p.w1[2][k], U0[cidx + k] - U0[cidx - k], txu);
-        txw = d1_term(p.w1[2][k], W0[cidx + k] - W0[cidx - k], txw);
-        tyu = d1_term(p.w1[1][k], U0[cidx + k * kW] - U0[cidx - k * kW], tyu);
-        tyw = d1_term(p.w1[1][k], W0[cidx + k * kW] - W0[cidx - k * kW], tyw);
+        txu = d1_term(p.w1[2][k], C[k] - C[-k], txu);
+        txw = d1_term(p.w1[2][k], C[kRect + k] - C[kRect - k], txw);
+        tyu = d1_term(p.w1[1][k], C[k * kW] - C[-k * kW], tyu);
+        tyw = d1_term(p.w1[1][k], C[kRect + k * kW] - C[kRect - k * kW], tyw);
       }
       const float nzc = Nz[cidx], nyc = Ny[cidx], nxc = Nx[cidx];
       gzu = g_axis(nzc, nyc, tyu, nxc, txu);
@@ -426,9 +464,8 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
     // o is not the one being filled).
     float pc = pcg, qc = qcg;
     if constexpr (!kT) {
-      const int so = wrap_slot(sc - R, kSl);
-      pc = sm.ring[so][0][cidx];
-      qc = sm.ring[so][1][cidx];
+      pc = at_byte(zc[0])[0];
+      qc = at_byte(zc[0])[kRect];
     }
     __syncthreads();  // g_x, g_y of plane c complete
     if constexpr (kCompact) land_axis();
@@ -463,9 +500,18 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
         fp = ee * h0 + dd * hz;
         fq = dd * h0 + hz;
       }
-      const float g = p.sponge.on ? cuda::sponge_axis(p.sponge, 0, o) + gxy : 0.0f;
-      f.p_next[at] = cuda::leapfrog(p.sponge.on, g, pc, pp, vv, fp);
-      f.q_next[at] = cuda::leapfrog(p.sponge.on, g, qc, qp, vv, fq);
+      float pn, qn;
+      if (p.sponge.on) {  // one reciprocal for both fields
+        const float g = cuda::sponge_axis(p.sponge, 0, o) + gxy;
+        const float r = __frcp_rn(1.0f + g);
+        pn = (2.0f * pc - (1.0f - g) * pp + vv * fp) * r;
+        qn = (2.0f * qc - (1.0f - g) * qp + vv * fq) * r;
+      } else {
+        pn = 2.0f * pc - pp + vv * fp;
+        qn = 2.0f * qc - qp + vv * fq;
+      }
+      f.p_next[at] = pn;
+      f.q_next[at] = qn;
       if constexpr (kImage) cuda::image_cell(im, at, vv * fp, vv * fq, pc);
       if constexpr (kDiag) diag.add(pc, at);
     }
@@ -478,7 +524,12 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
     }
     s1[2 * R] = s2[2 * R] = 0.0f;
     az[2 * R] = nz_next * nz_next;
-    sc = sc + 1 == kSl ? 0 : sc + 1;
+    // Advance the ring a plane: the slot of c - R is the next one filled.
+    const int landed = fill;
+    fill = zc[0];
+#pragma unroll
+    for (int i = 0; i < 2 * R; ++i) zc[i] = zc[i + 1];
+    zc[2 * R] = landed;
   }
   cuda::cp_async_wait<0>();
   if constexpr (kDiag) cuda::block_commit<S::kThreads>(diag, acc);
