@@ -450,8 +450,8 @@ step_ncu() {
     --set "physics.equation=\"$eq\"" --set "kernel.variant=\"$v\"" \
     --set output.directory=\"/tmp/ncu_run\" > "$OUT/ncu.txt" 2>&1
   echo "ncu rc=$?" | tee -a "$S"
-  grep -E "Duration|Throughput|Registers Per|Achieved Occupancy|Issued Ipc|No Eligible|Bank" \
-    "$OUT/ncu.txt" | head -30 | tee -a "$S"
+  grep -E "Duration|Throughput|Registers Per|Achieved Occupancy|Issued Ipc|No Eligible|Bank|Warp Cycles|Eligible Warps|Active Warps Per|stall|Stall" \
+    "$OUT/ncu.txt" | head -45 | tee -a "$S"
 }
 
 step_cpu_bench() {

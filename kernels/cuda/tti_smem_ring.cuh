@@ -69,7 +69,7 @@ struct TtiShape {
   static constexpr int kH = kTY + 2 * R;  // rectangle rows
   static constexpr int kRect = kH * kW;
   static constexpr int kRect4 = kH * kW4;
-  static constexpr int kSlots = 2 * R + 2;  // ring planes
+  static constexpr int kSlots = 2 * R + 2;     // ring planes
   static constexpr int kXTasks = 2 * R * kTY;  // g_x on the x halo
   static constexpr int kYTasks = 2 * R * kTX;  // g_y on the y halo
   static constexpr int kTasks = kXTasks + kYTasks;
@@ -88,9 +88,9 @@ struct TtiSmem {
 // The naive variant's parameters (region, surface, weights, sponge) and the tiling.
 template <int R>
 struct TtiParams : cuda::AnisoParams<R> {
-  int x_base;   // x of the first tile: begin[2] rounded down to 32
-  int tiles_x;  // tiles per row of tiles
-  int zchunk;   // output planes per block
+  int x_base;       // x of the first tile: begin[2] rounded down to 32
+  int tiles_x;      // tiles per row of tiles
+  int zchunk;       // output planes per block
   float c_axis[3];  // centre weight of each axis' second derivative (z, y, x)
 };
 
@@ -129,7 +129,6 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   constexpr bool kCompact = P != ModelPrecision::kFp32;
   using S = TtiShape<R>;
   constexpr int kW = S::kW, kRP = S::kRP, kSl = S::kSlots, kRect = S::kRect;
-  constexpr int kSlot = 2 * kRect;  // floats a ring slot (u and w)
   extern __shared__ __align__(16) unsigned char smem_raw[];
   TtiSmem<R>& sm = *reinterpret_cast<TtiSmem<R>*>(smem_raw);
 
@@ -196,19 +195,18 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   }
   const unsigned n_smem = cuda::smem_addr(&sm.n[0][0][0]);
   constexpr unsigned kAxisBytes = 3 * kRect * sizeof(float);
-  // Copies of ring plane zr into the slot whose own cell is at byte `slot` of shared memory (none
+  // Copies of ring plane zr into the slot whose own cell is at shared address `slot` (none
   // if zr > zlast or zr < 0) and of axis plane zn (none if zn > zlast), one group. Compact: the
   // axis plane's codes into registers (ncode), decoded into its buffer by land_axis().
   uint2 ncode[kCompact ? kAxisSlots : 1];
   int n_pending = zlast + 1;
-  auto issue = [&](int slot, int zr, int zn) {
+  auto issue = [&](unsigned slot, int zr, int zn) {
     const bool ring_on = zr >= 0 && zr <= zlast, n_on = zn <= zlast;
     const int64_t pr = static_cast<int64_t>(zr) * sz, pn = static_cast<int64_t>(zn) * sz;
-    const unsigned ring_s = sbase + slot;
     const unsigned nb_s = n_smem + (zn & 1) * kAxisBytes;
 #pragma unroll
     for (int s = 0; s < kRingSlots; ++s)
-      if (ring_on && ron[s]) cuda::cp_async16_s(ring_s + rdst[s], rg[s] + pr);
+      if (ring_on && ron[s]) cuda::cp_async16_s(slot + rdst[s], rg[s] + pr);
 #pragma unroll
     for (int s = 0; s < kAxisSlots; ++s) {
       if (!n_on || asrc[s] < 0) continue;
@@ -256,17 +254,16 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
 
   // Ring slots: plane zb - R + j lives in slot j mod kSl (j may be negative before the loop: planes
   // never read). zc[i]: the own cell in the slot of plane c - R + i; fill: the slot of c + R + 1.
-  // Byte offsets into shared memory (the ring is its first member): 32-bit registers that the
-  // loads take with the neighbours' offsets as immediates.
-  static_assert(offsetof(TtiSmem<R>, ring) == 0, "the ring leads the shared memory");
-  int zc[2 * R + 1];
+  // Shared-window addresses (32-bit registers) that the loads take with the neighbours' offsets
+  // as immediates; sptr() turns one back into a pointer, which the compiler folds away.
+  unsigned zc[2 * R + 1];
 #pragma unroll
   for (int i = 0; i <= 2 * R; ++i) {
     const int j = i - R;
-    zc[i] = 4 * ((j < 0 ? j + kSl : j) * kSlot + cidx);
+    zc[i] = cuda::smem_addr(&sm.ring[j < 0 ? j + kSl : j][0][cidx]);
   }
-  int fill = 4 * ((R + 1) * kSlot + cidx);
-  auto at_byte = [&](int b) { return reinterpret_cast<const float*>(smem_raw + b); };
+  unsigned fill = cuda::smem_addr(&sm.ring[R + 1][0][cidx]);
+  auto sptr = [&](unsigned a) { return reinterpret_cast<const float*>(smem_raw + (a - sbase)); };
 
   float gxy = 0.0f;
   if (p.sponge.on) gxy = cuda::sponge_axis(p.sponge, 1, gy) + cuda::sponge_axis(p.sponge, 2, gx);
@@ -336,7 +333,7 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
       }
     }
 
-    const float* C = at_byte(zc[R]);  // u of the own cell in plane c; w at + kRect
+    const float* C = sptr(zc[R]);  // u of the own cell in plane c; w at + kRect
     const float* Nz = &sm.n[c & 1][0][0];
     const float* Ny = Nz + kRect;
     const float* Nx = Ny + kRect;
@@ -351,14 +348,15 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
         constexpr int st = kX ? kW : 1, ax = kX ? 1 : 2;
         constexpr int gstride = kX ? S::kTY * kW : S::kH * S::kTX;
         const int d = idx - cidx;
+        const unsigned d4 = 4u * static_cast<unsigned>(d);
         float tau = 0.f, taw = 0.f, tzu = 0.f, tzw = 0.f;
 #pragma unroll
         for (int k = 1; k <= R; ++k) {
           const float* a = C + d;
           tau = d1_term(p.w1[ax][k], a[k * st] - a[-k * st], tau);
           taw = d1_term(p.w1[ax][k], a[kRect + k * st] - a[kRect - k * st], taw);
-          const float* zp = at_byte(zc[R + k]) + d;
-          const float* zm = at_byte(zc[R - k]) + d;
+          const float* zp = sptr(zc[R + k] + d4);
+          const float* zm = sptr(zc[R - k] + d4);
           tzu = d1_term(p.w1[0][k], zp[0] - zm[0], tzu);
           tzw = d1_term(p.w1[0][k], zp[kRect] - zm[kRect], tzw);
         }
@@ -417,8 +415,8 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
         }
         {  // z
           const float ap = p.w2[0][k] * az[R + k], am = p.w2[0][k] * az[R - k];
-          const float* zp = at_byte(zc[R + k]);
-          const float* zm = at_byte(zc[R - k]);
+          const float* zp = sptr(zc[R + k]);
+          const float* zm = sptr(zc[R - k]);
           const float up = zp[0], um = zm[0], wp = zp[kRect], wm = zm[kRect];
           tzu = d1_term(p.w1[0][k], up - um, tzu);
           tzw = d1_term(p.w1[0][k], wp - wm, tzw);
@@ -464,8 +462,8 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
     // o is not the one being filled).
     float pc = pcg, qc = qcg;
     if constexpr (!kT) {
-      pc = at_byte(zc[0])[0];
-      qc = at_byte(zc[0])[kRect];
+      pc = sptr(zc[0])[0];
+      qc = sptr(zc[0])[kRect];
     }
     __syncthreads();  // g_x, g_y of plane c complete
     if constexpr (kCompact) land_axis();
@@ -525,7 +523,7 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
     s1[2 * R] = s2[2 * R] = 0.0f;
     az[2 * R] = nz_next * nz_next;
     // Advance the ring a plane: the slot of c - R is the next one filled.
-    const int landed = fill;
+    const unsigned landed = fill;
     fill = zc[0];
 #pragma unroll
     for (int i = 0; i < 2 * R; ++i) zc[i] = zc[i + 1];
