@@ -441,8 +441,9 @@ INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoTransposedShapes,
 
 // Every fast anisotropic variant on a grid smaller than one of its tiles in x and y and a few
 // planes deep (sponge and free surface): a few steps of F and F* with random source and data
-// against the CPU's fp64 engine. Small enough for compute-sanitizer's racecheck, which takes
-// minutes a step on the larger shapes above.
+// against the CPU's fp64 engine; a variant that reads compact model storage also runs F with each
+// compact precision against the CPU engine of the same rounded model. Small enough for
+// compute-sanitizer's racecheck, which takes minutes a step on the larger shapes above.
 class GpuAnisoSmallGrid : public ::testing::TestWithParam<std::string> {};
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GpuAnisoSmallGrid);
 
@@ -471,6 +472,19 @@ TEST_P(GpuAnisoSmallGrid, ForwardAndTransposedMatchTheCpu) {
               nt, fwd, adj);
   EXPECT_LE(fwd, tol::kCpuGpuL2);
   EXPECT_LE(adj, tol::kCpuGpuL2);
+  if (!v->reads_compact_medium) return;
+  for (ModelPrecision mp :
+       {ModelPrecision::kFp16, ModelPrecision::kBf16, ModelPrecision::kFixed16}) {
+    Medium mc = m;
+    mc.precision = mp;
+    auto gpu_c = make_cuda_engine(p.spec, mc, p.dt, test::variant(v->name));
+    reference::CpuEngine<double> cpu_c(p.spec, mc, p.dt);
+    const double e =
+        test::rel_l2(apply_forward(*gpu_c, S, sv, Rp, nt), apply_forward(cpu_c, S, sv, Rp, nt));
+    std::printf("[gpu-aniso-small] %-22s %-7s %d steps: F %.2e vs cpu fp64 of the same model\n",
+                v->name.c_str(), to_string(mp), nt, e);
+    EXPECT_LE(e, tol::kCpuGpuL2) << to_string(mp);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, GpuAnisoSmallGrid, ::testing::ValuesIn(fast_aniso_names()),
