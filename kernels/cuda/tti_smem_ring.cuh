@@ -115,10 +115,11 @@ __device__ __forceinline__ float g_axis(float na, float nb, float tb, float nc, 
 // plane c + 1 is not read in iteration c).
 //
 // Addressing, which the instruction count of a plane is sensitive to: the ring slots are never
-// computed from the plane number. zc[i] points at the own cell in the slot of plane c - R + i and
-// `fill` at the slot that plane c + R + 1 lands in; with 2R + 2 slots the slot freed next is the
-// one of plane c - R, so advancing a plane is a rotation of pointers. The copies a thread issues
-// and the halo task it computes are decoded once, before the loop.
+// computed from the plane number. zc[i] is the shared-window address of the own cell in the slot
+// of plane c - R + i and `fill` that of the slot plane c + R + 1 lands in; with 2R + 2 slots the
+// slot freed next is the one of plane c - R, so advancing a plane is a rotation of addresses. The
+// copies a thread issues and the halo task it computes are decoded once, before the loop
+// (bench/NOTES.md counts what each of these saved).
 template <int R, bool kT, bool kImage, bool kDiag, ModelPrecision P = ModelPrecision::kFp32>
 __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
     tti_smem_ring_kernel(const TtiParams<R> p, const cuda::AnisoFields f, const float* u,
