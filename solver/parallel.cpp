@@ -229,8 +229,8 @@ std::vector<float> Comm::gather(const std::vector<float>& piece, int root) const
 void Comm::sendrecv(const void* send, size_t send_bytes, int to, void* recv, size_t recv_bytes,
                     int from, int tag) const {
   if (!impl_) return;
-  check(MPI_Sendrecv(send, static_cast<int>(send_bytes), MPI_BYTE, to < 0 ? MPI_PROC_NULL : to, tag,
-                     recv, static_cast<int>(recv_bytes), MPI_BYTE, from < 0 ? MPI_PROC_NULL : from,
+  check(MPI_Sendrecv(send, message_count(send_bytes), MPI_BYTE, to < 0 ? MPI_PROC_NULL : to, tag,
+                     recv, message_count(recv_bytes), MPI_BYTE, from < 0 ? MPI_PROC_NULL : from,
                      tag, impl_->comm, MPI_STATUS_IGNORE),
         "MPI_Sendrecv");
 }
@@ -250,13 +250,12 @@ void Comm::exchange(const std::vector<Message>& sends, const std::vector<Message
 
 void Comm::send(const void* data, size_t bytes, int to, int tag) const {
   if (impl_)
-    check(MPI_Send(data, static_cast<int>(bytes), MPI_BYTE, to, tag, impl_->comm), "MPI_Send");
+    check(MPI_Send(data, message_count(bytes), MPI_BYTE, to, tag, impl_->comm), "MPI_Send");
 }
 
 void Comm::recv(void* data, size_t bytes, int from, int tag) const {
   if (impl_)
-    check(MPI_Recv(data, static_cast<int>(bytes), MPI_BYTE, from, tag, impl_->comm,
-                   MPI_STATUS_IGNORE),
+    check(MPI_Recv(data, message_count(bytes), MPI_BYTE, from, tag, impl_->comm, MPI_STATUS_IGNORE),
           "MPI_Recv");
 }
 
