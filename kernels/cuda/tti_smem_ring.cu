@@ -38,10 +38,6 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   const cuda::TileGrid tg = cuda::tile_grid(s, S::kTX, S::kTY);
   p.x_base = tg.x_base;
   p.tiles_x = tg.tiles_x;
-  {
-    const auto a2 = second_derivative_weights(R);
-    for (int ax = 0; ax < 3; ++ax) p.c_axis[ax] = static_cast<float>(a2[0] / (s.h[ax] * s.h[ax]));
-  }
   const int tiles_y = tg.tiles_y;
   const int nzu = s.end[0] - s.begin[0];
 

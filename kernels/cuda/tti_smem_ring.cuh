@@ -88,10 +88,9 @@ struct TtiSmem {
 // The naive variant's parameters (region, surface, weights, sponge) and the tiling.
 template <int R>
 struct TtiParams : cuda::AnisoParams<R> {
-  int x_base;       // x of the first tile: begin[2] rounded down to 32
-  int tiles_x;      // tiles per row of tiles
-  int zchunk;       // output planes per block
-  float c_axis[3];  // centre weight of each axis' second derivative (z, y, x)
+  int x_base;   // x of the first tile: begin[2] rounded down to 32
+  int tiles_x;  // tiles per row of tiles
+  int zchunk;   // output planes per block
 };
 
 // Each g component is formed at three sites: the halo tasks, the own cell, and the planes
@@ -377,74 +376,55 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
         }
       }
 
-      // The own cell: t, the diagonal terms and the Laplacian (u) of both fields. The narrow
-      // diagonal term of axis a, 1/2 sum_k w_k [(a_c + a_+k)(f_+k - f_c) - (a_-k + a_c)(f_c -
-      // f_-k)], is taken as 1/2 [a_c L_a f + sum_k w_k (a_+k f_+k + a_-k f_-k) - f_c sum_k w_k
-      // (a_+k + a_-k)] with L_a the axis' second derivative: the last two sums over all axes at
-      // once, and the first shared with the Laplacian.
+      // The own cell: t, the diagonal terms and the Laplacian (u) of both fields, each second
+      // difference taken as differences from the centre first (summing the neighbours first and
+      // cancelling at the end costs 3-10x the fp32 rounding error at high orders: bench/NOTES.md).
       const float uc = C[0], wc = C[kRect];
       const float nzc = Nz[cidx], nyc = Ny[cidx], nxc = Nx[cidx];
+      const float axc = nxc * nxc, ayc = nyc * nyc, azc = az[R];
       float txu = 0.f, tyu = 0.f, tzu = 0.f, txw = 0.f, tyw = 0.f, tzw = 0.f;
-      float lxu = 0.f, lyu = 0.f, lzu = 0.f, lxw = 0.f, lyw = 0.f, lzw = 0.f;
-      float au = 0.f, aw = 0.f, sa = 0.f;
+      float dxu = 0.f, dyu = 0.f, dzu = 0.f, dxw = 0.f, dyw = 0.f, dzw = 0.f, lap = 0.f;
 #pragma unroll
       for (int k = 1; k <= R; ++k) {
         {  // x
-          const float np = Nx[cidx + k], nm = Nx[cidx - k];
-          const float ap = p.w2[2][k] * np * np, am = p.w2[2][k] * nm * nm;
+          const float ap = Nx[cidx + k] * Nx[cidx + k], am = Nx[cidx - k] * Nx[cidx - k];
           const float up = C[k], um = C[-k], wp = C[kRect + k], wm = C[kRect - k];
           txu = d1_term(p.w1[2][k], up - um, txu);
           txw = d1_term(p.w1[2][k], wp - wm, txw);
-          lxu = __fmaf_rn(p.w2[2][k], up + um, lxu);
-          lxw = __fmaf_rn(p.w2[2][k], wp + wm, lxw);
-          au = __fmaf_rn(am, um, __fmaf_rn(ap, up, au));
-          aw = __fmaf_rn(am, wm, __fmaf_rn(ap, wp, aw));
-          sa += ap + am;
+          dxu += p.w2[2][k] * ((axc + ap) * (up - uc) - (am + axc) * (uc - um));
+          dxw += p.w2[2][k] * ((axc + ap) * (wp - wc) - (am + axc) * (wc - wm));
+          lap += p.w2[2][k] * (up - 2.0f * uc + um);
         }
         {  // y
           const int o1 = k * kW;
-          const float np = Ny[cidx + o1], nm = Ny[cidx - o1];
-          const float ap = p.w2[1][k] * np * np, am = p.w2[1][k] * nm * nm;
+          const float ap = Ny[cidx + o1] * Ny[cidx + o1], am = Ny[cidx - o1] * Ny[cidx - o1];
           const float up = C[o1], um = C[-o1], wp = C[kRect + o1], wm = C[kRect - o1];
           tyu = d1_term(p.w1[1][k], up - um, tyu);
           tyw = d1_term(p.w1[1][k], wp - wm, tyw);
-          lyu = __fmaf_rn(p.w2[1][k], up + um, lyu);
-          lyw = __fmaf_rn(p.w2[1][k], wp + wm, lyw);
-          au = __fmaf_rn(am, um, __fmaf_rn(ap, up, au));
-          aw = __fmaf_rn(am, wm, __fmaf_rn(ap, wp, aw));
-          sa += ap + am;
+          dyu += p.w2[1][k] * ((ayc + ap) * (up - uc) - (am + ayc) * (uc - um));
+          dyw += p.w2[1][k] * ((ayc + ap) * (wp - wc) - (am + ayc) * (wc - wm));
+          lap += p.w2[1][k] * (up - 2.0f * uc + um);
         }
         {  // z
-          const float ap = p.w2[0][k] * az[R + k], am = p.w2[0][k] * az[R - k];
+          const float ap = az[R + k], am = az[R - k];
           const float* zp = sptr(zc[R + k]);
           const float* zm = sptr(zc[R - k]);
           const float up = zp[0], um = zm[0], wp = zp[kRect], wm = zm[kRect];
           tzu = d1_term(p.w1[0][k], up - um, tzu);
           tzw = d1_term(p.w1[0][k], wp - wm, tzw);
-          lzu = __fmaf_rn(p.w2[0][k], up + um, lzu);
-          lzw = __fmaf_rn(p.w2[0][k], wp + wm, lzw);
-          au = __fmaf_rn(am, um, __fmaf_rn(ap, up, au));
-          aw = __fmaf_rn(am, wm, __fmaf_rn(ap, wp, aw));
-          sa += ap + am;
+          dzu += p.w2[0][k] * ((azc + ap) * (up - uc) - (am + azc) * (uc - um));
+          dzw += p.w2[0][k] * ((azc + ap) * (wp - wc) - (am + azc) * (wc - wm));
+          lap += p.w2[0][k] * (up - 2.0f * uc + um);
         }
       }
-      lxu = __fmaf_rn(p.c_axis[2], uc, lxu);
-      lyu = __fmaf_rn(p.c_axis[1], uc, lyu);
-      lzu = __fmaf_rn(p.c_axis[0], uc, lzu);
-      lxw = __fmaf_rn(p.c_axis[2], wc, lxw);
-      lyw = __fmaf_rn(p.c_axis[1], wc, lyw);
-      lzw = __fmaf_rn(p.c_axis[0], wc, lzw);
-      const float axc = nxc * nxc, ayc = nyc * nyc, azc = az[R];
-      const float du = axc * lxu + ayc * lyu + azc * lzu + (au - uc * sa);
-      const float dw = axc * lxw + ayc * lyw + azc * lzw + (aw - wc * sa);
       sm.gx[0][ty][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzu, nyc, tyu);
       sm.gx[1][ty][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzw, nyc, tyw);
       sm.gy[0][ty + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzu, nxc, txu);
       sm.gy[1][ty + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzw, nxc, txw);
       gzu = g_axis(nzc, nyc, tyu, nxc, txu);
       gzw = g_axis(nzc, nyc, tyw, nxc, txw);
-      own_u = (lxu + lyu + lzu) - 0.5f * du;
-      own_w = 0.5f * dw;
+      own_u = lap - 0.5f * (dzu + dyu + dxu);
+      own_w = 0.5f * (dzw + dyw + dxw);
     } else {
       // A plane outside the chunk's outputs: g_z of the own cell only.
       float txu = 0.f, tyu = 0.f, txw = 0.f, tyw = 0.f;
