@@ -25,6 +25,7 @@
 #include "kernels/cpu/simd.hpp"
 #include "kernels/cpu/tti_blocked.hpp"
 #include "kernels/cpu/zmarch.hpp"
+#include "kernels/reference/huge_pages.hpp"
 
 namespace seisfd::cpu {
 
@@ -67,7 +68,7 @@ class CrossRing {
     // Two vectors of margin either side: the masked lanes of a row's first and last vectors
     // read up to a vector and R cells beyond it.
     const size_t n = static_cast<size_t>(planes) * 6 * rows * sy + 4 * Simd<T>::kLanes;
-    if (data_.size() < n) data_.resize(n);
+    if (data_.size() < n) assign_huge(data_, n, T(0));
   }
   // Row y of plane z of g_a of field f (0: X, 1: Y).
   T* row(int f, int a, int z, int y) {

@@ -10,6 +10,7 @@
 #include "kernels/cpu/acoustic_blocked.hpp"
 #include "kernels/cpu/cpu_kernels.hpp"
 #include "kernels/cpu/tti_blocked.hpp"
+#include "kernels/reference/huge_pages.hpp"
 #include "kernels/cpu/vti_blocked.hpp"
 #include "kernels/reference/acoustic.hpp"
 #include "kernels/reference/cpu_array.hpp"
@@ -72,8 +73,8 @@ CpuState<T>::CpuState(const StepSpec& spec, int fields, CpmlMemory<T> cpml, std:
     : spec_(spec), fields_(fields), engine_(std::move(engine)), cpml_(std::move(cpml)) {
   const size_t n = static_cast<size_t>(spec.layout.size());
   for (int f = 0; f < fields; ++f) {
-    prev_[f].assign(n, T(0));
-    cur_[f].assign(n, T(0));
+    assign_huge(prev_[f], n, T(0));
+    assign_huge(cur_[f], n, T(0));
   }
 }
 
@@ -290,18 +291,19 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt,
   check_medium(m, spec, std::string("cpu engine (") + to_string(m.physics) + "): ", true);
   std::vector<T> coef[kMaxMediumArrays];
   medium_coefficients(m, spec, dt, coef);
-  c_.vdt2 = std::move(coef[kVdt2]);
-  c_.E = std::move(coef[kE]);
-  c_.D = std::move(coef[kD]);
+  // Copied into arrays advised for huge pages (kernels/reference/huge_pages.hpp).
+  assign_huge(c_.vdt2, coef[kVdt2]);
+  assign_huge(c_.E, coef[kE]);
+  assign_huge(c_.D, coef[kD]);
   const int64_t n = spec.layout.size();
   if (physics_ == Physics::kTti)
     for (int ax = 0; ax < 3; ++ax) {
-      c_.n[ax] = std::move(coef[kAxisZ + ax]);
-      c_.a[ax].resize(n);
+      assign_huge(c_.n[ax], coef[kAxisZ + ax]);
+      assign_huge(c_.a[ax], static_cast<size_t>(n), T(0));
       for (int64_t i = 0; i < n; ++i) c_.a[ax][i] = c_.n[ax][i] * c_.n[ax][i];
       if (variant_->technique == cpu::Technique::kSimd) continue;  // keeps them per thread
-      scratch_[ax].assign(n, T(0));
-      scratch_[3 + ax].assign(n, T(0));
+      assign_huge(scratch_[ax], static_cast<size_t>(n), T(0));
+      assign_huge(scratch_[3 + ax], static_cast<size_t>(n), T(0));
     }
   if (spec.cpml_on()) cpml_ = std::make_unique<CpmlLayers<T>>(spec);
 }
@@ -369,8 +371,10 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
   const T* X[kMaxFields] = {s.current(0).data(), fields_ > 1 ? s.current(1).data() : nullptr};
   if (adjoint) {
     const int64_t n = sp.layout.size();
-    scratch_[6].resize(n, T(0));
-    scratch_[7].resize(n, T(0));
+    if (scratch_[6].size() != static_cast<size_t>(n)) {
+      assign_huge(scratch_[6], static_cast<size_t>(n), T(0));
+      assign_huge(scratch_[7], static_cast<size_t>(n), T(0));
+    }
     transposed_fields(sp, c_, s.current(0).data(), s.current(1).data(), scratch_[6].data(),
                       scratch_[7].data());
     X[0] = scratch_[6].data();

@@ -1,0 +1,61 @@
+// The CPU engine's per-cell arrays on transparent huge pages (2 MB) where the operating system
+// offers them on request (Linux: /sys/kernel/mm/transparent_hugepage/enabled = madvise, the
+// default of many distributions, or always). The z-marching kernels touch 2R + 1 planes of one
+// array at strides of a whole plane, and with 4 KB pages each plane's rows are a page walk
+// apart; on 2 MB pages the same working set needs a few TLB entries (bench/NOTES.md measures
+// what it gives). Advisory only: where huge pages are off, unsupported or not available, the
+// arrays are ordinary memory and nothing else changes. SEISFD_HUGE_PAGES=off in the environment
+// leaves every array on ordinary pages (to compare, or where huge pages misbehave).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+namespace seisfd {
+
+// Asks for huge pages over the 2 MB-aligned part of [p, p + bytes); call it before the memory is
+// first written (a page already touched stays a small page until the kernel collapses it).
+inline void advise_huge_pages(const void* p, size_t bytes) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  static const bool off = [] {
+    const char* v = std::getenv("SEISFD_HUGE_PAGES");
+    return v && (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0);
+  }();
+  if (off) return;
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const uintptr_t b = (reinterpret_cast<uintptr_t>(p) + kHuge - 1) & ~(kHuge - 1);
+  const uintptr_t e = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kHuge - 1);
+  if (e > b) madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+// v becomes n copies of value in storage allocated afresh and advised before it is written.
+template <class T>
+void assign_huge(std::vector<T>& v, size_t n, const T& value) {
+  std::vector<T> fresh;
+  fresh.reserve(n);
+  advise_huge_pages(fresh.data(), n * sizeof(T));
+  fresh.assign(n, value);
+  v.swap(fresh);
+}
+
+// v becomes a copy of src, the same way.
+template <class T>
+void assign_huge(std::vector<T>& v, const std::vector<T>& src) {
+  std::vector<T> fresh;
+  fresh.reserve(src.size());
+  advise_huge_pages(fresh.data(), src.size() * sizeof(T));
+  fresh.assign(src.begin(), src.end());
+  v.swap(fresh);
+}
+
+}  // namespace seisfd
