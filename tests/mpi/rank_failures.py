@@ -9,6 +9,12 @@
   written;
 - a rank killed (SIGKILL) in the middle of a run: every rank is gone within the timeout, the
   launch exits non-zero, and the output directory holds only *.partial files.
+
+  rank_failures.py SEISFD MPIRUN --backend cuda --exchange peer|mpi
+
+runs the killed rank only, on the GPU with that exchange: the neighbours of the killed rank wait
+on the device (peer: a kernel spinning on a flag the dead rank never sets) or in MPI (mpi). Without
+a CUDA device it is skipped (exit 77), or fails under SEISFD_REQUIRE_GPU=1.
 """
 import glob
 import os
@@ -64,6 +70,57 @@ def rank_pids(config):
     return pids
 
 
+def killed_rank(launch, env, cfg, out, duration, settle, failures):
+    """A rank killed (SIGKILL) mid-run: every rank gone within the timeout, the launch non-zero,
+    nothing in the output that looks complete."""
+    with open(cfg, "w") as f:
+        f.write(CONFIG.format(duration=duration, out=out))
+    p = subprocess.Popen(launch, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)
+    pids = {}
+    deadline = time.time() + 60
+    while time.time() < deadline and len(pids) < 4:
+        time.sleep(0.2)
+        pids = rank_pids(cfg)
+    if len(pids) < 4:
+        p.kill()
+        failures.append(f"found {len(pids)} of 4 ranks running")
+    else:
+        time.sleep(settle)  # in the time loop
+        os.kill(pids[2], signal.SIGKILL)
+        try:
+            code = p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            code = None
+        def running():
+            out = []
+            for r, pid in pids.items():
+                try:
+                    with open(f"/proc/{pid}/stat") as f:
+                        if f.read().split()[2] != "Z":
+                            out.append(r)
+                except OSError:
+                    pass
+            return out
+        # The launcher may return while the kernel still tears its ranks down.
+        gone_by = time.time() + 10
+        left = running()
+        while left and time.time() < gone_by:
+            time.sleep(0.1)
+            left = running()
+        if code is None or code == 0 or left:
+            failures.append(f"rank 2 killed: launch exit {code}, ranks still running {left}")
+        else:
+            print(f"rank 2 killed: launch exit {code}, no rank left running")
+        written = sorted(os.listdir(out)) if os.path.isdir(out) else []
+        complete = [n for n in written if n.endswith(".h5")]
+        if complete:
+            failures.append(f"after the kill the output holds complete-looking {complete}")
+        else:
+            print(f"output after the kill: {written}")
+
+
 def main():
     seisfd, mpirun = sys.argv[1:3]
     env = mpi_env()
@@ -111,56 +168,39 @@ def main():
                 print(f"{verb} {key}: exit 2, {lines[0]}")
 
         # A rank killed mid-run.
-        with open(cfg, "w") as f:
-            f.write(CONFIG.format(duration=30.0, out=out))
-        p = subprocess.Popen(launch, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             text=True)
-        pids = {}
-        deadline = time.time() + 60
-        while time.time() < deadline and len(pids) < 4:
-            time.sleep(0.2)
-            pids = rank_pids(cfg)
-        if len(pids) < 4:
-            p.kill()
-            failures.append(f"found {len(pids)} of 4 ranks running")
-        else:
-            time.sleep(1.0)  # in the time loop
-            os.kill(pids[2], signal.SIGKILL)
-            try:
-                code = p.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                code = None
-            def running():
-                out = []
-                for r, pid in pids.items():
-                    try:
-                        with open(f"/proc/{pid}/stat") as f:
-                            if f.read().split()[2] != "Z":
-                                out.append(r)
-                    except OSError:
-                        pass
-                return out
-            # The launcher may return while the kernel still tears its ranks down.
-            gone_by = time.time() + 10
-            left = running()
-            while left and time.time() < gone_by:
-                time.sleep(0.1)
-                left = running()
-            if code is None or code == 0 or left:
-                failures.append(f"rank 2 killed: launch exit {code}, ranks still running {left}")
-            else:
-                print(f"rank 2 killed: launch exit {code}, no rank left running")
-            written = sorted(os.listdir(out)) if os.path.isdir(out) else []
-            complete = [n for n in written if n.endswith(".h5")]
-            if complete:
-                failures.append(f"after the kill the output holds complete-looking {complete}")
-            else:
-                print(f"output after the kill: {written}")
+        killed_rank(launch, env, cfg, out, 30.0, 1.0, failures)
+    for f in failures:
+        print("FAIL", f)
+    return 1 if failures else 0
+
+
+
+
+def main_gpu(seisfd, mpirun, backend, exchange):
+    env = mpi_env()
+    info = subprocess.run([seisfd, "info"], capture_output=True, text=True).stdout
+    if backend != "cuda" or "no CUDA device" in info or "CUDA backend off" in info:
+        if os.environ.get("SEISFD_REQUIRE_GPU") == "1":
+            print(f"FAIL: SEISFD_REQUIRE_GPU=1 but seisfd finds no CUDA device ({backend})")
+            return 1
+        print("SKIPPED: no CUDA device")
+        return 77
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = os.path.join(tmp, "run.toml")
+        out = os.path.join(tmp, "out")
+        launch = [mpirun, "--oversubscribe", "-np", "4", seisfd, "run", cfg, "-q", "--backend",
+                  "cuda", "--set", f'parallel.exchange="{exchange}"']
+        # A GPU runs the small grid's steps in microseconds: a duration long enough that the
+        # ranks are still stepping when one is killed (the kill ends the run long before), and
+        # time for 4 ranks to make their contexts and map each other's buffers first.
+        killed_rank(launch, env, cfg, out, 600.0, 4.0, failures)
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
+    if len(sys.argv) == 7 and sys.argv[3] == "--backend" and sys.argv[5] == "--exchange":
+        sys.exit(main_gpu(sys.argv[1], sys.argv[2], sys.argv[4], sys.argv[6]))
     sys.exit(main())
