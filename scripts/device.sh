@@ -34,7 +34,10 @@
 #              BASELINE and this tree twice: what fusing the diagnostics into the update saves
 #   cpu-bench  `seisfd bench --backend cpu` of acoustic, VTI and TTI at order 8 on the machine's
 #              cores (CPU_THREADS, default all) at CPU_SIZES (default 256), and the CPU
-#              streaming ceiling of each pattern
+#              streaming ceiling of each pattern; CPU_PHYSICS picks, CPU_HUGE_PAGES="on off ..."
+#              runs with SEISFD_HUGE_PAGES at each value in turn
+#   failures   ctest -R Failures (SEISFD_REQUIRE_GPU=1): a rank killed mid-run on the GPU (peer
+#              and mpi exchanges) and on the CPU ends every rank, its outputs left *.partial
 #   ranks      ctest -R 'Ranks|SplitSteps' (several ranks sharing the GPU, SEISFD_REQUIRE_GPU=1),
 #              then whole runs of configs/bench_512_o8.toml (RANKS_STEPS steps, default 500) of
 #              RANKS_PHYSICS (acoustic) on one rank and on 2 ranks sharing the GPU (decomposition
@@ -467,12 +470,26 @@ step_cpu_bench() {
   build
   log "cpu bench ($(nproc) cores)"
   grep -m1 "model name" /proc/cpuinfo | tee -a "$S"
-  OMP_NUM_THREADS=${CPU_THREADS:-$(nproc)} OMP_PROC_BIND=close OMP_PLACES=cores \
-    timeout ${CPU_BENCH_S:-150} $B/app/seisfd bench --backend cpu --physics acoustic,vti,tti \
-    --orders 8 --sizes "${CPU_SIZES:-256}" --steps 5 --repeats 5 --out "$OUT/results/cpu" \
-    > /tmp/cpu_bench.log 2>&1
-  echo "cpu bench rc=$?" | tee -a "$S"
-  sed -n '/^seisfd bench on/,$p' /tmp/cpu_bench.log | tee -a "$S"
+  # CPU_HUGE_PAGES: the SEISFD_HUGE_PAGES values to run, one after the other ("on off on off"
+  # interleaves); CPU_PHYSICS (acoustic,vti,tti).
+  for hp in ${CPU_HUGE_PAGES:-on}; do
+    SEISFD_HUGE_PAGES=$hp OMP_NUM_THREADS=${CPU_THREADS:-$(nproc)} OMP_PROC_BIND=close OMP_PLACES=cores \
+      timeout ${CPU_BENCH_S:-150} $B/app/seisfd bench --backend cpu --physics ${CPU_PHYSICS:-acoustic,vti,tti} \
+      --orders 8 --sizes "${CPU_SIZES:-256}" --steps 5 --repeats 5 --out "$OUT/results/cpu" \
+      > /tmp/cpu_bench.log 2>&1
+    echo "cpu bench huge pages $hp rc=$?" | tee -a "$S"
+    sed -n '/^seisfd bench on/,$p' /tmp/cpu_bench.log | tee -a "$S"
+  done
+}
+
+step_failures() {  # tests/mpi/rank_failures.py on the GPU and on the CPU
+  build
+  log "ctest -R Failures (SEISFD_REQUIRE_GPU=1): a rank killed mid-run, its neighbours waiting on the device (peer) or in MPI"
+  SEISFD_REQUIRE_GPU=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 300 \
+    ctest --test-dir $B -R Failures -j 1 --output-on-failure -V > "$OUT/ctest_failures.log" 2>&1
+  echo "ctest failures rc=$?" | tee -a "$S"
+  grep -E "rank 2 killed|output after|FAIL|SKIPPED|tests passed|tests failed" \
+    "$OUT/ctest_failures.log" | tee -a "$S"
 }
 
 step_ranks() {
@@ -767,6 +784,7 @@ for s in "$@"; do
     profile-salt) step_profile_salt ;;
     diag) step_diag ;;
     cpu-bench) step_cpu_bench ;;
+    failures) step_failures ;;
     ncu) step_ncu ;;
     ranks) step_ranks ;;
     scaling) step_scaling ;;
