@@ -352,6 +352,10 @@ class Engine {
   // What the run report should say about how this engine was set up beyond its name (the
   // variant choice, the memory it got), as (key, value) pairs.
   virtual std::vector<std::pair<std::string, std::string>> details() const { return {}; }
+  // The update rate of this engine's kernel as measured on its grid shape and device when the
+  // kernel was chosen (Gcells/s over the layout's cells: `kernel.variant = "auto"`'s
+  // measurement or its cache); 0 where nothing was measured.
+  virtual double measured_gcells() const { return 0.0; }
 
  protected:
   // advance_imaging's arrays are the derived engine's (they may hold its stream): a derived

@@ -114,6 +114,38 @@ std::vector<StorageEstimate> estimates(const RunPlan& p, double device_budget,
                           p.config.migration.store_precision, device_budget);
 }
 
+// What auto weighs (storage.hpp StorageCosts) for engine e: one propagation at the rate the
+// engine measured choosing its kernel (none measured: the order of preference decides), the
+// shots of a group, and where a strategy that pins host memory fits and store does not, the
+// pinning rate, measured by pinning 256 MiB (the first pin of a process costs the most, so the
+// estimate leans towards the strategies that pin nothing).
+StorageCosts storage_costs(Engine& e, const RunPlan& p, const std::vector<StorageEstimate>& opts,
+                           const Budgets& b, const Placement& at) {
+  StorageCosts c;
+  const double g = e.measured_gcells();
+  if (g <= 0) return c;
+  c.seconds_per_propagation = static_cast<double>(e.spec().layout.cells()) * p.nt / (g * 1e9);
+  const int groups = at.launch() ? at.world.size() / at.ranks.group_size : 1;
+  c.shots = static_cast<int>((p.survey.shots.size() + groups - 1) / groups);
+  bool store_fits = false, pins = false;
+  for (const auto& o : opts) {
+    const bool fits = o.device_bytes <= b.device && o.host_bytes <= b.host;
+    store_fits = store_fits || (fits && o.kind == StorageKind::kStore);
+    pins = pins || (fits && o.host_bytes > 0);
+  }
+  if (pins && !store_fits) {
+    constexpr int64_t kCells = int64_t{64} << 20;  // 256 MiB of floats
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+      auto a = e.make_array(ArrayKind::kHost, kCells);
+      e.synchronize();
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    c.pin_seconds_per_byte = s / (static_cast<double>(kCells) * sizeof(float));
+  }
+  return c;
+}
+
 std::string mib(double bytes) {
   return fmt(bytes / 1048576.0, 5) + " MiB";
 }
@@ -153,7 +185,9 @@ std::string describe_migration(const RunPlan& p, Backend backend) {
        << (o.kind == StorageKind::kCheckpoint ? " (" + std::to_string(o.checkpoints) + " states)"
                                               : std::string())
        << "\n";
-  os << "            storage auto would take: " << chosen << "\n";
+  os << "            storage auto would take: " << chosen
+     << " (a run whose engine measured its kernel weighs the propagations against pinning host "
+        "memory)\n";
   return os.str();
 }
 
@@ -325,7 +359,8 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   at.connect(e);
   clock.mark("engine");
   const ImagingSteps steps{plan.nt, imaging_interval(plan)};
-  const Budgets b = budgets(plan, ec.backend, at.decomposed() ? at.ranks.ranks_on_node : 1,
+  // The ranks of a node share its host memory, whether they decompose a grid or run shots.
+  const Budgets b = budgets(plan, ec.backend, at.launch() ? at.ranks.ranks_on_node : 1,
                             ec.backend == Backend::kCuda ? e.context().device : 0);
   // A decomposed run: every rank keeps what the largest part needs (migration.memory_budget
   // is each rank's; boundary: as if it kept every strip); rank 0 chooses for all.
@@ -340,9 +375,11 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   }
   const std::vector<StorageEstimate> opts = estimates(plan, b.device, &largest);
   StorageEstimate storage = opts[0];
+  StorageCosts costs;
   if (lead) {
     if (mc.storage == StorageKind::kAuto) {
-      storage = choose_storage(opts, b.device, b.host);
+      costs = storage_costs(e, plan, opts, b, at);
+      storage = choose_storage(opts, b.device, b.host, &costs);
     } else {
       for (const auto& o : opts)
         if (o.kind == mc.storage) storage = o;
@@ -353,7 +390,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
                                  mib(b.device) + " and " + mib(b.host));
     }
   }
-  if (at.decomposed()) {  // rank 0's choice for every rank
+  if (at.launch()) {  // rank 0's choice for every rank (every group's too)
     int choice[3] = {static_cast<int>(storage.kind), storage.checkpoints,
                      static_cast<int>(storage.strips)};
     for (int& v : choice) at.world.broadcast(v, 0);
@@ -527,11 +564,13 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   nlohmann::json rep = report_base(plan, s.backend, s.device, e);
   report_ranks(rep, at);
   nlohmann::json est = nlohmann::json::array();
-  for (const auto& o : opts)
+  for (const auto& o : opts) {
     est.push_back({{"storage", to_string(o.kind)},
                    {"device_bytes", o.device_bytes},
                    {"host_bytes", o.host_bytes},
                    {"propagations_per_shot", o.propagations}});
+    if (costs.seconds_per_propagation > 0) est.back()["estimated_seconds"] = costs.seconds(o);
+  }
   rep["migration"] = {{"storage", to_string(storage.kind)},
                       {"storage_requested", to_string(mc.storage)},
                       {"store_precision", to_string(mc.store_precision)},
@@ -541,6 +580,10 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
                       {"device_budget_bytes", b.device},
                       {"host_budget_bytes", b.host},
                       {"estimates", est},
+                      {"auto_costs",
+                       {{"seconds_per_propagation", costs.seconds_per_propagation},
+                        {"pin_seconds_per_gib", costs.pin_seconds_per_byte * (1ull << 30)},
+                        {"shots_per_group", costs.shots}}},
                       {"conditions", written},
                       {"laplacian", mc.laplacian},
                       {"smoothing_m", mc.smoothing},

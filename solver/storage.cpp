@@ -337,17 +337,24 @@ std::vector<StorageEstimate> estimate_storage(const ImagingSteps& steps, int fie
 }
 
 StorageEstimate choose_storage(const std::vector<StorageEstimate>& options, double device_budget,
-                               double host_budget) {
+                               double host_budget, const StorageCosts* costs) {
+  const bool weigh = costs && costs->seconds_per_propagation > 0;
   std::string need;
+  const StorageEstimate* best = nullptr;
   for (const StorageKind k :
        {StorageKind::kStore, StorageKind::kHost, StorageKind::kBoundary, StorageKind::kCheckpoint})
     for (const auto& o : options)
       if (o.kind == k) {
-        if (o.device_bytes <= device_budget && o.host_bytes <= host_budget) return o;
+        if (o.device_bytes <= device_budget && o.host_bytes <= host_budget) {
+          if (!best || (weigh && costs->seconds(o) < costs->seconds(*best))) best = &o;
+          if (!weigh) return *best;
+          continue;
+        }
         need += std::string(need.empty() ? "" : "; ") + to_string(k) + " " +
                 std::to_string(static_cast<long long>(o.device_bytes / 1048576)) + " MiB device, " +
                 std::to_string(static_cast<long long>(o.host_bytes / 1048576)) + " MiB host";
       }
+  if (best) return *best;
   throw std::runtime_error(
       "migration.storage: no strategy fits the memory budget (" +
       std::to_string(static_cast<long long>(device_budget / 1048576)) + " MiB device, " +

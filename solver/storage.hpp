@@ -58,10 +58,25 @@ std::vector<StorageEstimate> estimate_storage(const ImagingSteps& steps, int fie
                                               double cells_per_level, double state_bytes,
                                               double strip_cells, StorePrecision precision,
                                               double device_budget);
-// The fastest strategy that fits the budgets (store, host, boundary, checkpoint); throws
-// std::runtime_error naming what each would need when none does.
+// What `auto` weighs where the run can tell (choose_storage): one propagation of a shot on this
+// engine (the shot's steps over its layout at the update rate the engine measured when it chose
+// its kernel), the shots the group migrates, and what pinning host memory costs a byte, paid
+// once per migration (host levels and host strips are allocated at the first shot and kept).
+struct StorageCosts {
+  double seconds_per_propagation = 0;  // 0: unknown; the order of preference decides
+  double pin_seconds_per_byte = 0;
+  int shots = 1;
+  double seconds(const StorageEstimate& o) const {
+    return shots * o.propagations * seconds_per_propagation + o.host_bytes * pin_seconds_per_byte;
+  }
+};
+
+// The strategy that fits the budgets: without costs (or with an unknown propagation time) the
+// first of store, host, boundary, checkpoint; with them the one of least estimated time (the
+// earlier in that order on a tie). Throws std::runtime_error naming what each would need when
+// none fits.
 StorageEstimate choose_storage(const std::vector<StorageEstimate>& options, double device_budget,
-                               double host_budget);
+                               double host_budget, const StorageCosts* costs = nullptr);
 
 // How to build a strategy.
 struct StorageChoice {

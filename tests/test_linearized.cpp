@@ -205,6 +205,48 @@ TEST(SourceStorage, EveryStrategyGivesTheSameImage) {
   }
 }
 
+// auto's choice (choose_storage) on numbers of the size `seisfd check` prints for rtm_salt.toml
+// at 10 s (28 Mcells, 10001 steps: 1.3 s a propagation at ~215 Gcells/s; store 137 GB, more than
+// a 128 GB device budget; host pins 137 GB at ~1 s a GiB; boundary keeps its strips on the
+// device; checkpoint holds 94 states for 4 propagations). Without costs the order of preference
+// decides (host); with them the least estimated time: boundary for a few shots, host once the
+// pinning, paid once, is spread over enough of them; never a strategy that does not fit.
+TEST(SourceStorage, AutoWeighsPinningAgainstPropagations) {
+  const double gib = double(1ull << 30);
+  const std::vector<StorageEstimate> opts = {
+      {StorageKind::kStore, 137 * gib, 0, 2, 0},
+      {StorageKind::kHost, 0.25 * gib, 137 * gib, 2, 0},
+      {StorageKind::kBoundary, 57 * gib, 0, 3, 0, ArrayKind::kDevice},
+      {StorageKind::kCheckpoint, 20 * gib, 0, 4, 94}};
+  const double device = 128 * gib, host = 230 * gib;
+  EXPECT_EQ(choose_storage(opts, device, host).kind, StorageKind::kHost);
+  StorageCosts c;
+  c.seconds_per_propagation = 1.3;
+  c.pin_seconds_per_byte = 1.0 / gib;
+  c.shots = 1;
+  EXPECT_EQ(choose_storage(opts, device, host, &c).kind, StorageKind::kBoundary);
+  EXPECT_NEAR(c.seconds(opts[1]), 2 * 1.3 + 137, 1e-9);
+  c.shots = 200;  // 137 s of pinning against 200 propagations of 1.3 s saved
+  EXPECT_EQ(choose_storage(opts, device, host, &c).kind, StorageKind::kHost);
+  c.shots = 1;
+  c.seconds_per_propagation = 0;  // nothing measured: the order of preference
+  EXPECT_EQ(choose_storage(opts, device, host, &c).kind, StorageKind::kHost);
+  // Only what fits: the boundary strips on the device need more than a 50 GiB budget, and
+  // checkpoint is then the cheapest without pinning.
+  c.seconds_per_propagation = 1.3;
+  EXPECT_EQ(choose_storage(opts, 50 * gib, host, &c).kind, StorageKind::kCheckpoint);
+  // Store, where it fits, is never beaten (the fewest propagations, nothing pinned).
+  EXPECT_EQ(choose_storage(opts, 140 * gib, host, &c).kind, StorageKind::kStore);
+  // Nothing fits: one message naming what each needs.
+  try {
+    choose_storage(opts, 1 * gib, 1 * gib, &c);
+    ADD_FAILURE() << "no strategy fits, yet one was chosen";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint 20480 MiB device"), std::string::npos)
+        << e.what();
+  }
+}
+
 // The GPU migration against the CPU's, for every physics and storage strategy on the GPU (the
 // CPU keeping the source field): images within 1e-5 over the region the boundary strategy
 // reconstructs, and the Born data of one perturbation within 1e-5.

@@ -320,6 +320,8 @@ class CudaEngine final : public Engine {
 
   std::vector<std::pair<std::string, std::string>> details() const override { return details_; }
   void set_details(std::vector<std::pair<std::string, std::string>> d) { details_ = std::move(d); }
+  double measured_gcells() const override { return gcells_; }
+  void set_measured_gcells(double g) { gcells_ = g; }
   bool compressed() const { return compressed_; }
 
  private:
@@ -593,6 +595,7 @@ class CudaEngine final : public Engine {
   std::map<GraphKey, cudaGraphExec_t> graphs_;
   std::unique_ptr<cuda::DiagQueue> queue_;  // the queued diagnostics
   std::vector<std::pair<std::string, std::string>> details_;
+  double gcells_ = 0;  // the chosen variant's measured rate (measured_gcells)
 };
 
 }  // namespace
@@ -613,6 +616,8 @@ std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& med
                                   ? ": the forward update reads the 16-bit codes"
                                   : ": this variant reads the fp32 copy of the rounded values"));
   e->set_details(std::move(details));
+  for (const auto& [name, g] : s.choice.gcells)
+    if (name == s.choice.variant->name) e->set_measured_gcells(g);
   return e;
 }
 

@@ -227,7 +227,21 @@ def main():
                 continue
             # The report says how the launch was split.
             with open(os.path.join(out, "report.json")) as f:
-                par = json.load(f).get("parallel", {})
+                report = json.load(f)
+            par = report.get("parallel", {})
+            # Every group kept the source field by the strategy the config and rank 0 chose: its
+            # shots' source propagations took the same steps (a checkpoint schedule recomputes
+            # more of them than store), and with a rank a group, the steps they take on one rank
+            # (decomposed, the per-rank budget holds more states of a part than of the grid).
+            if verb == "migrate":
+                def forward_steps(r):
+                    return {q["shot"]: q["source_forward_steps"] for q in r["migration"]["shots"]}
+                with open(os.path.join(ref, "report.json")) as f:
+                    want = forward_steps(json.load(f))
+                got = forward_steps(report)
+                if len(set(got.values())) != 1 or (n == groups and got != want):
+                    failures.append(f"{command} {case} {d}: source forward steps by shot {got}, "
+                                    f"one rank {want}")
             if par.get("ranks") != n or par.get("shot_groups") != groups:
                 failures.append(f"{command} {case} {d}: report.json's parallel is {par}")
             # Each rank's loop time and its wait for the neighbours (the peer and nccl exchanges',
