@@ -357,6 +357,13 @@ class Engine {
   // measurement or its cache); 0 where nothing was measured.
   virtual double measured_gcells() const { return 0.0; }
 
+  // Called between the batches of steps a Propagation hands the engine (Propagation::steps):
+  // what a rank must do while it computes, such as letting MPI serve the other ranks' requests.
+  void set_poll(std::function<void()> f) { poll_ = std::move(f); }
+  void poll() const {
+    if (poll_) poll_();
+  }
+
  protected:
   // advance_imaging's arrays are the derived engine's (they may hold its stream): a derived
   // engine releases them in its destructor, before its own members go.
@@ -366,6 +373,7 @@ class Engine {
   std::vector<TaggedDiagnostics> done_;
   int diagnostics_every_ = 0;
   std::vector<std::unique_ptr<CellArray>> older_;  // advance_imaging's psi[n - 1] per field
+  std::function<void()> poll_;                     // set_poll
 };
 
 }  // namespace seisfd

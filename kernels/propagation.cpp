@@ -32,6 +32,7 @@ void Propagation::set_recording(const SparsePoints& points, int nt) {
 }
 
 void Propagation::steps(int n_begin, int n_end) {
+  engine_.poll();
   if (!exchange_) {
     engine_.advance(*state_, n_begin, n_end, io_);
     return;

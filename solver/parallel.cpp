@@ -333,6 +333,13 @@ long long Comm::fetch_add() const {
   return before;
 }
 
+void Comm::progress() const {
+  if (!impl_) return;
+  int flag = 0;
+  check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, impl_->comm, &flag, MPI_STATUS_IGNORE),
+        "MPI_Iprobe");
+}
+
 void Comm::abort(int code) const {
   if (g_started) MPI_Abort(MPI_COMM_WORLD, code);
   std::exit(code);
@@ -412,6 +419,7 @@ void Comm::make_counter() {
 long long Comm::fetch_add() const {
   return impl_ ? impl_->counter++ : 0;
 }
+void Comm::progress() const {}
 void Comm::abort(int code) const {
   std::exit(code);
 }

@@ -89,6 +89,11 @@ class Comm {
   // fetch-and-add on a window made by make_counter, collectively).
   void make_counter();
   long long fetch_add() const;
+  // Lets MPI make progress on what other ranks asked of this one (an MPI_Iprobe): an MPI
+  // without asynchronous progress (OpenMPI's osc pt2pt, and the device machine's OpenMPI)
+  // serves a fetch_add on this rank's counter only inside an MPI call here, so the rank that
+  // holds the counter calls this while it computes a shot (Engine::set_poll).
+  void progress() const;
 
   // Ends every rank of the launch with `code` (MPI_Abort); exit(code) without MPI.
   [[noreturn]] void abort(int code) const;

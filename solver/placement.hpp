@@ -42,7 +42,10 @@ struct Placement {
   // group's rank 0) on the writer, in the order they finish.
   void shots(int n, const std::function<std::vector<double>(int)>& run,
              const std::function<void(int, std::vector<double>)>& take) {
-    if (launch()) return run_shots(world, ranks, n, run, take);
+    if (launch()) {
+      run_shots(world, ranks, n, run, take);
+      return;
+    }
     for (int k = 0; k < n; ++k) take(k, run(k));
   }
   // The halo exchange over the rank's engine: through MPI, after each step, never overlapped
@@ -52,6 +55,10 @@ struct Placement {
     if (decomposed())
       exchange = make_halo_exchange(Exchange::kMpi, group().comm(), ranks.domain, e,
                                     /*overlap=*/false);
+    // Several shot groups draw shots from a counter on rank 0, which lets MPI serve their
+    // requests between its batches of steps (as execute_run_ranks does).
+    if (world.root() && launch() && ranks.group_size < world.size())
+      e.set_poll([w = world] { w.progress(); });
   }
 };
 

@@ -107,9 +107,9 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   return r;
 }
 
-void run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
-               const std::function<std::vector<double>(int k)>& run,
-               const std::function<void(int k, std::vector<double> message)>& take) {
+double run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
+                 const std::function<std::vector<double>(int k)>& run,
+                 const std::function<void(int k, std::vector<double> message)>& take) {
   const parallel::Comm& group = ranks.group->comm();
   const bool writer = world.root(), leader = group.root();
   parallel::Comm counter = world;
@@ -124,13 +124,18 @@ void run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
   };
   bool first = true;
   int next_serial = 0;
+  double waited = 0;
   for (;;) {
     int k;
     if (ranks.group_size == world.size()) {
       k = next_serial++;
     } else {
       k = first && ranks.group_index == 0 ? 0 : -1;
-      if (k < 0 && leader) k = static_cast<int>(counter.fetch_add()) + 1;
+      if (k < 0 && leader) {
+        const auto t0 = std::chrono::steady_clock::now();
+        k = static_cast<int>(counter.fetch_add()) + 1;
+        waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      }
       group.broadcast(k, 0);
     }
     first = false;
@@ -149,6 +154,7 @@ void run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
   if (writer)
     while (taken < nshots) take_message(world.receive(kShotTag));
   world.finish_posts();
+  return waited;
 }
 
 nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ranks,
@@ -297,6 +303,11 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
       ranks.exchange, group.comm(), ranks.domain, modeling.engine(), config.parallel.overlap);
   modeling.set_exchange(exchange.get());
   Engine& engine = modeling.engine();
+  // Several shot groups draw their shots from a counter on rank 0: rank 0 lets MPI serve their
+  // requests between its batches of steps (an MPI without asynchronous progress would make
+  // them wait for its shot to end: the groups' shots would run one after another).
+  if (world.root() && ranks.group_size < world.size())
+    engine.set_poll([world] { world.progress(); });
   if (writer && modeling.backend() == Backend::kCuda) {
     const int devices = cuda_device_count();
     if (ranks.ranks_on_node > devices)
@@ -446,16 +457,18 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
     if (!writer) fs::remove(my_checkpoint, ec);
     return m.pack();
   };
-  run_shots(world, ranks, static_cast<int>(todo.size()), run_shot,
-            [&](int, std::vector<double> m) { take(ShotMessage::unpack(m)); });
+  const double shot_wait =
+      run_shots(world, ranks, static_cast<int>(todo.size()), run_shot,
+                [&](int, std::vector<double> m) { take(ShotMessage::unpack(m)); });
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   clock.mark("shots");
   world.barrier();  // every rank has finished its shots before the files are closed
-  // Each rank's time in its time loops and its stream's wait for the neighbours' faces (a slow
-  // rank shows as its neighbours' wait).
-  std::vector<double> per_rank(2 * static_cast<size_t>(world.size()), 0.0);
-  per_rank[2 * world.rank()] = my_loop_seconds;
-  per_rank[2 * world.rank() + 1] = exchange ? exchange->wait_seconds() : -1.0;
+  // Each rank's time in its time loops, its stream's wait for the neighbours' faces (a slow
+  // rank shows as its neighbours' wait) and its wait to be handed shots.
+  std::vector<double> per_rank(3 * static_cast<size_t>(world.size()), 0.0);
+  per_rank[3 * world.rank()] = my_loop_seconds;
+  per_rank[3 * world.rank() + 1] = exchange ? exchange->wait_seconds() : -1.0;
+  per_rank[3 * world.rank() + 2] = shot_wait;
   world.sum_to(per_rank, 0);
   fill_summary(s, modeling, nshots, plan);
   s.reports = writer;
@@ -473,8 +486,9 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
   rep["parallel"] = parallel_report(world, ranks, exchange.get());
   rep["parallel"]["per_rank"] = nlohmann::json::array();
   for (int r = 0; r < world.size(); ++r)
-    rep["parallel"]["per_rank"].push_back(
-        {{"loop_seconds", per_rank[2 * r]}, {"exchange_wait_seconds", per_rank[2 * r + 1]}});
+    rep["parallel"]["per_rank"].push_back({{"loop_seconds", per_rank[3 * r]},
+                                           {"exchange_wait_seconds", per_rank[3 * r + 1]},
+                                           {"shot_wait_seconds", per_rank[3 * r + 2]}});
   rep["diagnostics"] = diagnostics_report(last, config.kernel.diagnostics_interval);
   rep["shots"] = shot_reports;
   if (opt.resume) {

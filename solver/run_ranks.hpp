@@ -33,10 +33,11 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
 // group asks first (in order where the launch is one group). Every rank of a group calls
 // run(k) for each of its shots; what run returns on the group's rank 0 reaches take(k, ...) on
 // the launch's rank 0, the only rank take is called on, once a shot, in the order they finish.
-// Returns when every shot is taken (rank 0) or handed out (the others).
-void run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
-               const std::function<std::vector<double>(int k)>& run,
-               const std::function<void(int k, std::vector<double> message)>& take);
+// Returns when every shot is taken (rank 0) or handed out (the others), with the seconds this
+// rank waited to be handed its shots (the counter's answers: on a group's rank 0).
+double run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
+                 const std::function<std::vector<double>(int k)>& run,
+                 const std::function<void(int k, std::vector<double> message)>& take);
 
 // report.json's "parallel" section of a launch: ranks, groups, the decomposition, the exchange
 // and its exposed seconds on rank 0.
