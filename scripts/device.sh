@@ -668,6 +668,17 @@ step_shots() {  # shot-parallel: N shots on N GPUs (one shot group each) against
       [ $cmd = run ] && rm -rf /tmp/shots_data_$n && cp -r /tmp/shots_run_$n /tmp/shots_data_$n
       local r
       r=$(python3 -c "import json; print(json.load(open('/tmp/shots_${cmd}_$n/report.json'))['wall_seconds']['total'])" 2>/dev/null || echo 0)
+      # What each rank waited for its shots, and the storage a migration took.
+      python3 - "/tmp/shots_${cmd}_$n/report.json" <<'PY' | tee -a "$S"
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+    print("  per rank:", r.get("parallel", {}).get("per_rank"),
+          "storage:", r.get("migration", {}).get("storage"),
+          "auto_costs:", r.get("migration", {}).get("auto_costs"))
+except Exception as e:
+    print("  no report:", e)
+PY
       if [ $n = 1 ]; then
         if [ $cmd = run ]; then t1run=$t; r1run=$r; else t1mig=$t; r1mig=$r; fi
       fi
