@@ -10,12 +10,12 @@
 #include "kernels/cpu/acoustic_blocked.hpp"
 #include "kernels/cpu/cpu_kernels.hpp"
 #include "kernels/cpu/tti_blocked.hpp"
-#include "kernels/reference/huge_pages.hpp"
 #include "kernels/cpu/vti_blocked.hpp"
 #include "kernels/reference/acoustic.hpp"
 #include "kernels/reference/cpu_array.hpp"
 #include "kernels/reference/denormals.hpp"
 #include "kernels/reference/field_ops.hpp"
+#include "kernels/reference/huge_pages.hpp"
 
 namespace seisfd::reference {
 namespace {
