@@ -335,8 +335,12 @@ long long Comm::fetch_add() const {
 
 void Comm::progress() const {
   if (!impl_) return;
+  // A probe for a tag no message carries: OpenMPI answers a probe that matches a message
+  // already arrived (a group's finished shot, waiting for rank 0 to take it) without driving
+  // its progress engine, so a probe for any tag would starve the counter's requests.
+  constexpr int kNoMessageTag = 32000;
   int flag = 0;
-  check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, impl_->comm, &flag, MPI_STATUS_IGNORE),
+  check(MPI_Iprobe(MPI_ANY_SOURCE, kNoMessageTag, impl_->comm, &flag, MPI_STATUS_IGNORE),
         "MPI_Iprobe");
 }
 

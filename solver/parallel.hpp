@@ -91,8 +91,9 @@ class Comm {
   long long fetch_add() const;
   // Lets MPI make progress on what other ranks asked of this one (an MPI_Iprobe): an MPI
   // without asynchronous progress (OpenMPI's osc pt2pt, and the device machine's OpenMPI)
-  // serves a fetch_add on this rank's counter only inside an MPI call here, so the rank that
-  // holds the counter calls this while it computes a shot (Engine::set_poll).
+  // serves a fetch_add on this rank's counter only inside an MPI call here, and moves a large
+  // posted message only inside MPI calls of its sender: the ranks of a launch of shot groups
+  // call this while they compute a shot (Engine::set_poll).
   void progress() const;
 
   // Ends every rank of the launch with `code` (MPI_Abort); exit(code) without MPI.

@@ -305,9 +305,9 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
   Engine& engine = modeling.engine();
   // Several shot groups draw their shots from a counter on rank 0: rank 0 lets MPI serve their
   // requests between its batches of steps (an MPI without asynchronous progress would make
-  // them wait for its shot to end: the groups' shots would run one after another).
-  if (world.root() && ranks.group_size < world.size())
-    engine.set_poll([world] { world.progress(); });
+  // them wait for its shot to end: the groups' shots would run one after another), and the
+  // other ranks let their finished shots' traces go on their way to rank 0 meanwhile.
+  if (ranks.group_size < world.size()) engine.set_poll([world] { world.progress(); });
   if (writer && modeling.backend() == Backend::kCuda) {
     const int devices = cuda_device_count();
     if (ranks.ranks_on_node > devices)

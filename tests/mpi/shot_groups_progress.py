@@ -3,13 +3,14 @@
 
   shot_groups_progress.py SEISFD MPIRUN
 
-Two ranks in two shot groups model two shots. Group 1 draws its shot from a counter held by
+Two ranks in two shot groups model four shots. Group 1 draws its shots from a counter held by
 rank 0 (MPI one-sided fetch-and-add); with OpenMPI's osc pt2pt component (forced here where the
-build has it: it serves a remote fetch-and-add only inside an MPI call of the target, as the
-device machine's OpenMPI did) group 1 waited for rank 0's whole shot before it could start its
-own, unless rank 0 lets MPI progress while it computes. report.json's parallel.per_rank says how
-long each rank waited to be handed its shots: rank 1's wait must be a small part of rank 0's
-time loop (it was all of it).
+build has it: it serves a remote fetch-and-add only inside an MPI call of the target) group 1
+waited for rank 0's shot to end before it could start one, unless rank 0 lets MPI progress while
+it computes, and does so also while group 1's finished shot waits for it to be taken (a probe
+that matches that message does not progress). report.json's parallel.per_rank says how long
+each rank waited to be handed its shots: rank 1's wait must be a small part of rank 0's time
+loops (two shots; rank 1 waited one whole shot before).
 """
 import json
 import os
@@ -34,7 +35,8 @@ duration = 3.0
 frequency = 10.0
 [shots]
 layout = "list"
-positions = [[200.0, 300.0, 100.0], [400.0, 300.0, 100.0]]
+positions = [[200.0, 300.0, 100.0], [400.0, 300.0, 100.0], [200.0, 300.0, 300.0],
+             [400.0, 300.0, 300.0]]
 receivers = "fixed"
 [receivers]
 layout = "line"
@@ -75,11 +77,11 @@ def main():
     if min(loops) <= 0:  # rank 0 ran both shots while rank 1 waited for the counter
         print(f"FAIL: a rank ran no shot: time loops {loops}")
         return 1
-    if wait1 > 0.5 * loops[0]:
-        print(f"FAIL: rank 1 waited {wait1:.2f} s for its shot, rank 0's loop took {loops[0]:.2f} s")
+    if wait1 > 0.25 * loops[0]:
+        print(f"FAIL: rank 1 waited {wait1:.2f} s for its shots, rank 0's loop took {loops[0]:.2f} s")
         return 1
     loop0 = loops[0]
-    print(f"rank 1 waited {wait1:.3f} s for its shot, rank 0's loop took {loop0:.2f} s")
+    print(f"rank 1 waited {wait1:.3f} s for its shots, rank 0's loop took {loop0:.2f} s")
     return 0
 
 
