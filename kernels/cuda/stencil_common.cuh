@@ -70,18 +70,18 @@ __device__ __forceinline__ float lane(const float4& v, int l) {
   return l == 0 ? v.x : l == 1 ? v.y : l == 2 ? v.z : v.w;
 }
 
-// cp.async of 16 bytes global -> shared through L2 only (.cg), committed as groups and waited
-// for with at most N groups still in flight.
-__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
-  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+// The shared-window address of a pointer into shared memory.
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-// The same with the destination as a shared-window address (converted once by the caller).
+// cp.async of 16 bytes global -> shared through L2 only (.cg), committed as groups and waited
+// for with at most N groups still in flight; _s: the destination as a shared-window address
+// (converted once by the caller).
 __device__ __forceinline__ void cp_async16_s(unsigned smem, const void* gmem) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem), "l"(gmem) : "memory");
 }
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+__device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
+  cp_async16_s(smem_addr(smem), gmem);
 }
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
