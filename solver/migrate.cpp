@@ -114,38 +114,6 @@ std::vector<StorageEstimate> estimates(const RunPlan& p, double device_budget,
                           p.config.migration.store_precision, device_budget);
 }
 
-// What auto weighs (storage.hpp StorageCosts) for engine e: one propagation at the rate the
-// engine measured choosing its kernel (none measured: the order of preference decides), the
-// shots of a group, and where a strategy that pins host memory fits and store does not, the
-// pinning rate, measured by pinning 256 MiB (the first pin of a process costs the most, so the
-// estimate leans towards the strategies that pin nothing).
-StorageCosts storage_costs(Engine& e, const RunPlan& p, const std::vector<StorageEstimate>& opts,
-                           const Budgets& b, const Placement& at) {
-  StorageCosts c;
-  const double g = e.measured_gcells();
-  if (g <= 0) return c;
-  c.seconds_per_propagation = static_cast<double>(e.spec().layout.cells()) * p.nt / (g * 1e9);
-  const int groups = at.launch() ? at.world.size() / at.ranks.group_size : 1;
-  c.shots = static_cast<int>((p.survey.shots.size() + groups - 1) / groups);
-  bool store_fits = false, pins = false;
-  for (const auto& o : opts) {
-    const bool fits = o.device_bytes <= b.device && o.host_bytes <= b.host;
-    store_fits = store_fits || (fits && o.kind == StorageKind::kStore);
-    pins = pins || (fits && o.host_bytes > 0);
-  }
-  if (pins && !store_fits) {
-    constexpr int64_t kCells = int64_t{64} << 20;  // 256 MiB of floats
-    const auto t0 = std::chrono::steady_clock::now();
-    {
-      auto a = e.make_array(ArrayKind::kHost, kCells);
-      e.synchronize();
-    }
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    c.pin_seconds_per_byte = s / (static_cast<double>(kCells) * sizeof(float));
-  }
-  return c;
-}
-
 std::string mib(double bytes) {
   return fmt(bytes / 1048576.0, 5) + " MiB";
 }
@@ -378,7 +346,9 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   StorageCosts costs;
   if (lead) {
     if (mc.storage == StorageKind::kAuto) {
-      costs = storage_costs(e, plan, opts, b, at);
+      const int groups = at.launch() ? at.world.size() / at.ranks.group_size : 1;
+      const int shots = static_cast<int>((survey.shots.size() + groups - 1) / groups);
+      costs = storage_costs(e, plan.nt, shots, opts, b.device, b.host);
       storage = choose_storage(opts, b.device, b.host, &costs);
     } else {
       for (const auto& o : opts)

@@ -55,10 +55,7 @@ struct Placement {
     if (decomposed())
       exchange = make_halo_exchange(Exchange::kMpi, group().comm(), ranks.domain, e,
                                     /*overlap=*/false);
-    // Several shot groups draw shots from a counter on rank 0, which lets MPI serve their
-    // requests between its batches of steps, and send it their shots' results: every rank lets
-    // MPI progress while it computes (as execute_run_ranks does).
-    if (launch() && ranks.group_size < world.size()) e.set_poll([w = world] { w.progress(); });
+    if (launch()) poll_while_computing(e, world, ranks);
   }
 };
 

@@ -157,6 +157,10 @@ double run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
   return waited;
 }
 
+void poll_while_computing(Engine& e, const parallel::Comm& world, const RankLayout& ranks) {
+  if (ranks.group_size < world.size()) e.set_poll([world] { world.progress(); });
+}
+
 nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ranks,
                                const HaloExchange* exchange) {
   const Decomposition& dec = ranks.group->decomposition();
@@ -303,11 +307,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
       ranks.exchange, group.comm(), ranks.domain, modeling.engine(), config.parallel.overlap);
   modeling.set_exchange(exchange.get());
   Engine& engine = modeling.engine();
-  // Several shot groups draw their shots from a counter on rank 0: rank 0 lets MPI serve their
-  // requests between its batches of steps (an MPI without asynchronous progress would make
-  // them wait for its shot to end: the groups' shots would run one after another), and the
-  // other ranks let their finished shots' traces go on their way to rank 0 meanwhile.
-  if (ranks.group_size < world.size()) engine.set_poll([world] { world.progress(); });
+  poll_while_computing(engine, world, ranks);
   if (writer && modeling.backend() == Backend::kCuda) {
     const int devices = cuda_device_count();
     if (ranks.ranks_on_node > devices)

@@ -39,6 +39,12 @@ double run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
                  const std::function<std::vector<double>(int k)>& run,
                  const std::function<void(int k, std::vector<double> message)>& take);
 
+// A launch of several shot groups draws shots from a counter on rank 0 and sends each finished
+// shot to it: every rank lets MPI progress between its batches of steps on `e` (an MPI without
+// asynchronous progress would serve those requests only when rank 0's shot ended, and run the
+// groups' shots one after another). Nothing for a launch of one group.
+void poll_while_computing(Engine& e, const parallel::Comm& world, const RankLayout& ranks);
+
 // report.json's "parallel" section of a launch: ranks, groups, the decomposition, the exchange
 // and its exposed seconds on rank 0.
 nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ranks,

@@ -1,6 +1,7 @@
 #include "solver/storage.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -334,6 +335,33 @@ std::vector<StorageEstimate> estimate_storage(const ImagingSteps& steps, int fie
   cp.propagations = 1 + t;  // at most t forward sweeps, and the adjoint
   out.push_back(cp);
   return out;
+}
+
+StorageCosts storage_costs(Engine& e, int nt, int shots,
+                           const std::vector<StorageEstimate>& options, double device_budget,
+                           double host_budget) {
+  StorageCosts c;
+  const double g = e.measured_gcells();
+  if (g <= 0) return c;
+  c.seconds_per_propagation = static_cast<double>(e.spec().layout.cells()) * nt / (g * 1e9);
+  c.shots = shots;
+  bool store_fits = false, pins = false;
+  for (const auto& o : options) {
+    const bool fits = o.device_bytes <= device_budget && o.host_bytes <= host_budget;
+    store_fits = store_fits || (fits && o.kind == StorageKind::kStore);
+    pins = pins || (fits && o.host_bytes > 0);
+  }
+  if (pins && !store_fits) {
+    constexpr int64_t kCells = int64_t{64} << 20;  // 256 MiB of floats
+    const auto t0 = std::chrono::steady_clock::now();
+    {
+      auto a = e.make_array(ArrayKind::kHost, kCells);
+      e.synchronize();
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    c.pin_seconds_per_byte = s / (static_cast<double>(kCells) * sizeof(float));
+  }
+  return c;
 }
 
 StorageEstimate choose_storage(const std::vector<StorageEstimate>& options, double device_budget,

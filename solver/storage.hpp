@@ -71,6 +71,15 @@ struct StorageCosts {
   }
 };
 
+// What auto weighs for engine e, whose shots take nt steps, `shots` of them on this group: one
+// propagation at the rate the engine measured choosing its kernel (none measured: no costs, the
+// order of preference decides), and where a strategy that pins host memory fits and store does
+// not, the pinning rate, measured by pinning 256 MiB (the first pin of a process costs the most,
+// so the estimate leans towards the strategies that pin nothing).
+StorageCosts storage_costs(Engine& e, int nt, int shots,
+                           const std::vector<StorageEstimate>& options, double device_budget,
+                           double host_budget);
+
 // The strategy that fits the budgets: without costs (or with an unknown propagation time) the
 // first of store, host, boundary, checkpoint; with them the one of least estimated time (the
 // earlier in that order on a tie). Throws std::runtime_error naming what each would need when
