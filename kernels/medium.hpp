@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/huge_pages.hpp"
 #include "kernels/model_precision.hpp"
 #include "kernels/physics.hpp"
 #include "kernels/step_spec.hpp"
@@ -130,7 +131,8 @@ void exact_medium_coefficients(const Medium& m, const StepSpec& s, double dt,
   const Layout& l = s.layout;
   const int64_t n = l.size();
   for (int a = 0; a < kMaxMediumArrays; ++a) out[a].clear();
-  for (int a = 0; a < count; ++a) out[a].resize(n);
+  // On huge pages where Linux offers them: the CPU engine runs on these arrays (huge_pages.hpp).
+  for (int a = 0; a < count; ++a) assign_huge(out[a], static_cast<size_t>(n), T(0));
   for (int64_t i = 0; i < n; ++i) {
     out[kVdt2][i] = static_cast<T>(vdt_squared(m.velocity[i], dt));
     if (count > 1) {
@@ -209,7 +211,7 @@ void medium_coefficients(const Medium& m, const StepSpec& s, double dt,
   }
   for (size_t i = 0; i < decoded[kE].size(); ++i)
     decoded[kE][i] = std::fma(decoded[kD][i], decoded[kD][i], decoded[kE][i]);
-  for (int a = 0; a < kMaxMediumArrays; ++a) out[a].assign(decoded[a].begin(), decoded[a].end());
+  for (int a = 0; a < kMaxMediumArrays; ++a) assign_huge(out[a], decoded[a]);
 }
 
 }  // namespace seisfd

@@ -14,7 +14,7 @@
 #include "kernels/fd_coefficients.hpp"
 #include "kernels/propagation.hpp"
 #include "kernels/reference/cpu_engine.hpp"
-#include "kernels/reference/huge_pages.hpp"
+#include "kernels/huge_pages.hpp"
 
 namespace seisfd::bench {
 namespace {

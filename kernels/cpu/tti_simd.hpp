@@ -25,7 +25,7 @@
 #include "kernels/cpu/simd.hpp"
 #include "kernels/cpu/tti_blocked.hpp"
 #include "kernels/cpu/zmarch.hpp"
-#include "kernels/reference/huge_pages.hpp"
+#include "kernels/huge_pages.hpp"
 
 namespace seisfd::cpu {
 

@@ -11,11 +11,11 @@
 #include "kernels/cpu/cpu_kernels.hpp"
 #include "kernels/cpu/tti_blocked.hpp"
 #include "kernels/cpu/vti_blocked.hpp"
+#include "kernels/huge_pages.hpp"
 #include "kernels/reference/acoustic.hpp"
 #include "kernels/reference/cpu_array.hpp"
 #include "kernels/reference/denormals.hpp"
 #include "kernels/reference/field_ops.hpp"
-#include "kernels/reference/huge_pages.hpp"
 
 namespace seisfd::reference {
 namespace {
@@ -291,14 +291,13 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt,
   check_medium(m, spec, std::string("cpu engine (") + to_string(m.physics) + "): ", true);
   std::vector<T> coef[kMaxMediumArrays];
   medium_coefficients(m, spec, dt, coef);
-  // Copied into arrays advised for huge pages (kernels/reference/huge_pages.hpp).
-  assign_huge(c_.vdt2, coef[kVdt2]);
-  assign_huge(c_.E, coef[kE]);
-  assign_huge(c_.D, coef[kD]);
+  c_.vdt2 = std::move(coef[kVdt2]);  // on huge pages (medium_coefficients)
+  c_.E = std::move(coef[kE]);
+  c_.D = std::move(coef[kD]);
   const int64_t n = spec.layout.size();
   if (physics_ == Physics::kTti)
     for (int ax = 0; ax < 3; ++ax) {
-      assign_huge(c_.n[ax], coef[kAxisZ + ax]);
+      c_.n[ax] = std::move(coef[kAxisZ + ax]);
       assign_huge(c_.a[ax], static_cast<size_t>(n), T(0));
       for (int64_t i = 0; i < n; ++i) c_.a[ax][i] = c_.n[ax][i] * c_.n[ax][i];
       if (variant_->technique == cpu::Technique::kSimd) continue;  // keeps them per thread

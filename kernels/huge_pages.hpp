@@ -48,9 +48,9 @@ void assign_huge(std::vector<T>& v, size_t n, const T& value) {
   v.swap(fresh);
 }
 
-// v becomes a copy of src, the same way.
-template <class T>
-void assign_huge(std::vector<T>& v, const std::vector<T>& src) {
+// v becomes a copy of src (converted to T), the same way.
+template <class T, class U>
+void assign_huge(std::vector<T>& v, const std::vector<U>& src) {
   std::vector<T> fresh;
   fresh.reserve(src.size());
   advise_huge_pages(fresh.data(), src.size() * sizeof(T));
