@@ -24,7 +24,7 @@ import sys
 import tempfile
 import time
 
-from mpi_env import mpi_env
+from mpi_env import mpi_env, no_cuda_device
 
 CONFIG = """
 [grid]
@@ -178,13 +178,12 @@ def main():
 
 def main_gpu(seisfd, mpirun, backend, exchange):
     env = mpi_env()
-    info = subprocess.run([seisfd, "info"], capture_output=True, text=True).stdout
-    if backend != "cuda" or "no CUDA device" in info or "CUDA backend off" in info:
-        if os.environ.get("SEISFD_REQUIRE_GPU") == "1":
-            print(f"FAIL: SEISFD_REQUIRE_GPU=1 but seisfd finds no CUDA device ({backend})")
-            return 1
-        print("SKIPPED: no CUDA device")
-        return 77
+    if backend != "cuda":
+        print(f"FAIL: --backend {backend}: the killed rank runs here on cuda only")
+        return 1
+    skip = no_cuda_device(seisfd)
+    if skip is not None:
+        return skip
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         cfg = os.path.join(tmp, "run.toml")
