@@ -655,16 +655,27 @@ step_shots() {  # shot-parallel: N shots on N GPUs (one shot group each) against
       tl=$(python3 -c "import time; print(round(time.time() - $t0l, 2))")
     fi
     [ $n = 2 ] && counts="[2,1]"; [ $n = 4 ] && counts="[2,2]"; [ $n = 8 ] && counts="[4,2]"
-    local common=(--backend cuda --quiet --overwrite --set physics.equation=\"$eq\"
+    local common=(--backend cuda --overwrite --set physics.equation=\"$eq\"
                   --set "shots.count=$counts" --set "parallel.shot_groups=$n")
     [ -n "${SHOTS_DURATION:-}" ] && common+=(--set "time.duration=$SHOTS_DURATION")
     for cmd in run migrate; do
       local data=() t0 t
       [ $cmd = migrate ] && data=(--set migration.data=\"/tmp/shots_data_$n/gathers.h5\")
       t0=$(date +%s.%N)
+      # both GPUs' utilisation every 0.5 s while the launch runs (each GPU's mean in the summary)
+      nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 500 \
+        > "$OUT/shots_util_${cmd}_$n.log" 2>&1 &
+      local smi=$!
       timeout 300 "${launch[@]}" $bin $cmd configs/rtm_salt.toml "${common[@]}" "${data[@]}" \
-        --set output.directory=\"/tmp/shots_${cmd}_$n\" > /tmp/shots.log 2>&1 || tail -3 /tmp/shots.log | tee -a "$S"
+        --set output.directory=\"/tmp/shots_${cmd}_$n\" 2>&1 | tr '\r' '\n' | grep -v '^step ' |
+        python3 -u -c "import sys, time
+t0 = time.time()
+for l in sys.stdin: print(f'{time.time() - t0:8.2f} {l.rstrip()}', flush=True)" > "$OUT/shots_${cmd}_$n.log"
+      [ "${PIPESTATUS[0]}" = 0 ] || tail -3 "$OUT/shots_${cmd}_$n.log" | tee -a "$S"
       t=$(python3 -c "import time; print(round(time.time() - $t0, 2))")
+      kill $smi 2>/dev/null; wait $smi 2>/dev/null
+      awk -F', *' '{s[$1]+=$2; c[$1]++} END {printf "  GPU utilisation:"; for (g in s) printf " %s %.0f%%", g, s[g]/c[g]; print ""}' \
+        "$OUT/shots_util_${cmd}_$n.log" | tee -a "$S"
       [ $cmd = run ] && rm -rf /tmp/shots_data_$n && cp -r /tmp/shots_run_$n /tmp/shots_data_$n
       local r
       r=$(python3 -c "import json; print(json.load(open('/tmp/shots_${cmd}_$n/report.json'))['wall_seconds']['total'])" 2>/dev/null || echo 0)
@@ -676,6 +687,9 @@ try:
     print("  per rank:", r.get("parallel", {}).get("per_rank"),
           "storage:", r.get("migration", {}).get("storage"),
           "auto_costs:", r.get("migration", {}).get("auto_costs"))
+    print("  wall:", r.get("wall_seconds"))
+    print("  shots:", [{k: v for k, v in s.items() if k in ("shot", "seconds",
+          "forward_seconds", "backward_seconds")} for s in r.get("shots", [])])
 except Exception as e:
     print("  no report:", e)
 PY

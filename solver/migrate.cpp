@@ -206,9 +206,12 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
     const Shot& shot = survey.shots[k];
     const auto t0 = std::chrono::steady_clock::now();
     const ShotOperator op = shot_operator(plan, shot, at);
-    std::vector<double> m = merged_traces(at, op, shot, born(e, op, *dm_array));
+    const std::vector<double> traces = merged_traces(at, op, shot, born(e, op, *dm_array));
     e.synchronize();
-    m.insert(m.begin(), seconds_since(t0));
+    std::vector<double> m{seconds_since(t0)};
+    // The kept samples only (the group's rank 0 holds the merged traces; the others none).
+    if (!traces.empty())
+      append_floats(m, kept_samples(plan, traces, static_cast<int>(shot.receivers.size())));
     return m;
   };
   // The writer writes the shots in the survey's order.
@@ -220,7 +223,7 @@ RunSummary execute_born(const RunConfig& config, const RunOptions& opt) {
       const Shot& shot = survey.shots[written];
       const double sec = it->second[0];
       write_gathers(gw.get(), sgw.get(), plan, shot,
-                    std::vector<double>(it->second.begin() + 1, it->second.end()));
+                    floats_at(it->second, 1, shot.receivers.size() * size_t(plan.nt_out())));
       s.seconds += sec;
       s.steps += 2 * (plan.nt - 1);
       shots.push_back({{"shot", shot.index}, {"seconds", sec}});

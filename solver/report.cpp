@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 
@@ -41,32 +42,43 @@ std::string now_iso() {
   return buf;
 }
 
-namespace {
-// The kept samples of the shot's traces, [receivers][nt_out], and the receivers' positions.
-std::vector<float> kept_samples(const RunPlan& plan, const Shot& shot,
-                                const std::vector<double>& full, std::vector<double>& xyz) {
-  const int nr = static_cast<int>(shot.receivers.size()), nto = plan.nt_out();
-  std::vector<float> traces(static_cast<size_t>(nr) * nto);
-  for (int r = 0; r < nr; ++r)
+std::vector<float> kept_samples(const RunPlan& plan, const std::vector<double>& full,
+                                int receivers) {
+  const int nto = plan.nt_out();
+  std::vector<float> kept(static_cast<size_t>(receivers) * nto);
+  for (int r = 0; r < receivers; ++r)
     for (int k = 0; k < nto; ++k)
-      traces[static_cast<size_t>(r) * nto + k] =
+      kept[static_cast<size_t>(r) * nto + k] =
           static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
-  check_finite(traces.data(), traces.size(), "shot " + std::to_string(shot.index) + "'s traces");
-  xyz.clear();
-  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
-  return traces;
+  return kept;
 }
-}  // namespace
+
+void append_floats(std::vector<double>& message, const std::vector<float>& values) {
+  const size_t at = message.size();
+  message.resize(at + (values.size() + 1) / 2, 0.0);
+  if (!values.empty()) std::memcpy(&message[at], values.data(), values.size() * sizeof(float));
+}
+
+std::vector<float> floats_at(const std::vector<double>& message, size_t at, size_t n) {
+  if (at + (n + 1) / 2 > message.size())
+    throw std::logic_error("floats_at: the message holds fewer floats than asked for");
+  std::vector<float> out(n);
+  if (n > 0) std::memcpy(out.data(), &message[at], n * sizeof(float));
+  return out;
+}
 
 void write_gathers(io::GatherWriter* gw, io::SegyGatherWriter* sgw, const RunPlan& plan,
-                   const Shot& shot, const std::vector<double>& full) {
+                   const Shot& shot, const std::vector<float>& kept) {
   if (!gw && !sgw) return;
-  std::vector<double> xyz;
-  const std::vector<float> traces = kept_samples(plan, shot, full, xyz);
   const int nr = static_cast<int>(shot.receivers.size());
-  if (sgw) sgw->write_shot(shot.index, traces.data(), nr, xyz.data(), shot.source);
+  if (kept.size() != static_cast<size_t>(nr) * plan.nt_out())
+    throw std::logic_error("write_gathers: traces of another shape than the shot's");
+  check_finite(kept.data(), kept.size(), "shot " + std::to_string(shot.index) + "'s traces");
+  std::vector<double> xyz;
+  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
+  if (sgw) sgw->write_shot(shot.index, kept.data(), nr, xyz.data(), shot.source);
   if (gw)
-    gw->write_shot(shot.index, traces.data(), nr, plan.nt_out(), xyz.data(), shot.source,
+    gw->write_shot(shot.index, kept.data(), nr, plan.nt_out(), xyz.data(), shot.source,
                    plan.dt * plan.out_every, 0.0);
 }
 

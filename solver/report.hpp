@@ -21,12 +21,20 @@ namespace seisfd {
 std::string cell_text(const SimGrid& g, int64_t i);
 std::string now_iso();  // UTC, ISO 8601
 
-// The shot's traces [receivers][nt] (every step), kept every out_every-th sample, as
-// gathers.h5 holds them.
-// Into whichever of gathers.h5 (gw) and gathers.sgy (sgw, output.formats = [..., "segy"]) the
-// run writes (either may be null), sampled and checked once; gathers.sgy first.
+// The samples the gathers keep of a shot's traces [receivers][nt] (every step): every
+// out_every-th, as float32, [receivers][nt_out]. A shot group sends these to the writer, not
+// the steps' doubles (at 4 steps a sample, an eighth of the bytes).
+std::vector<float> kept_samples(const RunPlan& plan, const std::vector<double>& traces,
+                                int receivers);
+// Floats carried in a message of doubles, two a double (the message's own words first), and
+// back: n floats from position `at`.
+void append_floats(std::vector<double>& message, const std::vector<float>& values);
+std::vector<float> floats_at(const std::vector<double>& message, size_t at, size_t n);
+// The kept samples (kept_samples) into whichever of gathers.h5 (gw) and gathers.sgy (sgw,
+// output.formats = [..., "segy"]) the run writes (either may be null), checked once;
+// gathers.sgy first.
 void write_gathers(io::GatherWriter* gw, io::SegyGatherWriter* sgw, const RunPlan& plan,
-                   const Shot& shot, const std::vector<double>& traces);
+                   const Shot& shot, const std::vector<float>& kept);
 // Finishes both (either may be null); returns the final paths, gathers.h5 (h5_path) first.
 std::vector<std::string> finish_gathers(io::GatherWriter* gw, const std::string& h5_path,
                                         io::SegyGatherWriter* sgw);

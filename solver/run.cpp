@@ -226,7 +226,8 @@ RunSummary execute_run(const RunConfig& config, const RunOptions& opt) {
       throw;
     }
     clock.mark("shots");
-    write_gathers(gw.get(), sgw.get(), plan, shot, r.traces);
+    write_gathers(gw.get(), sgw.get(), plan, shot,
+                  kept_samples(plan, r.traces, static_cast<int>(shot.receivers.size())));
     // The shot is in the gathers: a checkpoint of it is of no further use.
     std::error_code ec;
     fs::remove(checkpoint_path, ec);

@@ -42,12 +42,13 @@ constexpr int kShotTag = 7001;
 struct ShotMessage {
   int index = 0;
   LoopResult loop;
-  std::vector<double> traces;
+  std::vector<float> kept;  // the samples the gathers keep (kept_samples)
 
   std::vector<double> pack() const {
-    std::vector<double> m{double(index),    double(loop.steps), loop.seconds,
-                          loop.last.sum_sq, loop.last.max_abs,  double(loop.diagnostics_runs)};
-    m.insert(m.end(), traces.begin(), traces.end());
+    std::vector<double> m{double(index),      double(loop.steps), loop.seconds,
+                          loop.last.sum_sq,   loop.last.max_abs,  double(loop.diagnostics_runs),
+                          double(kept.size())};
+    append_floats(m, kept);
     return m;
   }
   static ShotMessage unpack(const std::vector<double>& m) {
@@ -58,7 +59,7 @@ struct ShotMessage {
     s.loop.last.sum_sq = m[3];
     s.loop.last.max_abs = m[4];
     s.loop.diagnostics_runs = static_cast<int>(m[5]);
-    s.traces.assign(m.begin() + 6, m.end());
+    s.kept = floats_at(m, 7, static_cast<size_t>(m[6]));
     return s;
   }
 };
@@ -107,24 +108,30 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   return r;
 }
 
-double run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
-                 const std::function<std::vector<double>(int k)>& run,
-                 const std::function<void(int k, std::vector<double> message)>& take) {
+ShotTimes run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
+                    const std::function<std::vector<double>(int k)>& run,
+                    const std::function<void(int k, std::vector<double> message)>& take) {
   const parallel::Comm& group = ranks.group->comm();
   const bool writer = world.root(), leader = group.root();
   parallel::Comm counter = world;
   if (ranks.group_size < world.size()) counter.make_counter();
   int taken = 0;
+  ShotTimes times;
+  using clock = std::chrono::steady_clock;
+  const auto since = [](clock::time_point t0) {
+    return std::chrono::duration<double>(clock::now() - t0).count();
+  };
   // A message: the shot, then what run returned.
   const auto take_message = [&](std::vector<double> m) {
+    const auto t0 = clock::now();
     const int k = static_cast<int>(m[0]);
     m.erase(m.begin());
     take(k, std::move(m));
     ++taken;
+    times.taking += since(t0);
   };
   bool first = true;
   int next_serial = 0;
-  double waited = 0;
   for (;;) {
     int k;
     if (ranks.group_size == world.size()) {
@@ -132,15 +139,17 @@ double run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
     } else {
       k = first && ranks.group_index == 0 ? 0 : -1;
       if (k < 0 && leader) {
-        const auto t0 = std::chrono::steady_clock::now();
+        const auto t0 = clock::now();
         k = static_cast<int>(counter.fetch_add()) + 1;
-        waited += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        times.waited += since(t0);
       }
       group.broadcast(k, 0);
     }
     first = false;
     if (k >= nshots) break;
+    const auto t0 = clock::now();
     std::vector<double> m = run(k);
+    times.running += since(t0);
     if (!leader) continue;
     m.insert(m.begin(), double(k));
     if (writer) {
@@ -152,9 +161,14 @@ double run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
     }
   }
   if (writer)
-    while (taken < nshots) take_message(world.receive(kShotTag));
+    while (taken < nshots) {
+      const auto t0 = clock::now();
+      std::vector<double> m = world.receive(kShotTag);
+      times.taking += since(t0);
+      take_message(std::move(m));
+    }
   world.finish_posts();
-  return waited;
+  return times;
 }
 
 void poll_while_computing(Engine& e, const parallel::Comm& world, const RankLayout& ranks) {
@@ -358,7 +372,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
       if (it == arrived.end()) break;
       const Shot& shot = survey.shots[written];
       const ShotMessage& m = it->second;
-      write_gathers(gw.get(), sgw.get(), plan, shot, m.traces);
+      write_gathers(gw.get(), sgw.get(), plan, shot, m.kept);
       std::error_code ec;
       fs::remove(checkpoint_path, ec);
       shot_reports.push_back(shot_report(shot, m.loop));
@@ -450,25 +464,33 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
     ShotMessage m;
     m.index = shot.index;
     m.loop = r.loop;
-    m.traces = merged(std::move(r.traces));
+    // The samples the gathers keep, from the group's rank 0 (the others hold no traces).
+    const std::vector<double> traces = merged(std::move(r.traces));
+    if (!decomposed || group.comm().root())
+      m.kept = kept_samples(plan, traces, static_cast<int>(shot.receivers.size()));
     // The shot is done: this rank's checkpoint of it is of no further use (rank 0 removes its
     // own once the shot is in the gathers).
     std::error_code ec;
     if (!writer) fs::remove(my_checkpoint, ec);
     return m.pack();
   };
-  const double shot_wait =
+  const ShotTimes shot_times =
       run_shots(world, ranks, static_cast<int>(todo.size()), run_shot,
                 [&](int, std::vector<double> m) { take(ShotMessage::unpack(m)); });
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   clock.mark("shots");
   world.barrier();  // every rank has finished its shots before the files are closed
   // Each rank's time in its time loops, its stream's wait for the neighbours' faces (a slow
-  // rank shows as its neighbours' wait) and its wait to be handed shots.
-  std::vector<double> per_rank(3 * static_cast<size_t>(world.size()), 0.0);
-  per_rank[3 * world.rank()] = my_loop_seconds;
-  per_rank[3 * world.rank() + 1] = exchange ? exchange->wait_seconds() : -1.0;
-  per_rank[3 * world.rank() + 2] = shot_wait;
+  // rank shows as its neighbours' wait), its wait to be handed shots, its time in its shots
+  // (set-up and traces with the loops) and rank 0's in receiving and writing them.
+  constexpr size_t kPerRank = 5;
+  std::vector<double> per_rank(kPerRank * static_cast<size_t>(world.size()), 0.0);
+  double* mine = &per_rank[kPerRank * world.rank()];
+  mine[0] = my_loop_seconds;
+  mine[1] = exchange ? exchange->wait_seconds() : -1.0;
+  mine[2] = shot_times.waited;
+  mine[3] = shot_times.running;
+  mine[4] = shot_times.taking;
   world.sum_to(per_rank, 0);
   fill_summary(s, modeling, nshots, plan);
   s.reports = writer;
@@ -485,10 +507,14 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
                          "over the wall time of the whole launch"}};
   rep["parallel"] = parallel_report(world, ranks, exchange.get());
   rep["parallel"]["per_rank"] = nlohmann::json::array();
-  for (int r = 0; r < world.size(); ++r)
-    rep["parallel"]["per_rank"].push_back({{"loop_seconds", per_rank[3 * r]},
-                                           {"exchange_wait_seconds", per_rank[3 * r + 1]},
-                                           {"shot_wait_seconds", per_rank[3 * r + 2]}});
+  for (int r = 0; r < world.size(); ++r) {
+    const double* t = &per_rank[kPerRank * r];
+    rep["parallel"]["per_rank"].push_back({{"loop_seconds", t[0]},
+                                           {"exchange_wait_seconds", t[1]},
+                                           {"shot_wait_seconds", t[2]},
+                                           {"shots_seconds", t[3]},
+                                           {"taking_seconds", t[4]}});
+  }
   rep["diagnostics"] = diagnostics_report(last, config.kernel.diagnostics_interval);
   rep["shots"] = shot_reports;
   if (opt.resume) {

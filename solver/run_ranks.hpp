@@ -33,11 +33,16 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
 // group asks first (in order where the launch is one group). Every rank of a group calls
 // run(k) for each of its shots; what run returns on the group's rank 0 reaches take(k, ...) on
 // the launch's rank 0, the only rank take is called on, once a shot, in the order they finish.
-// Returns when every shot is taken (rank 0) or handed out (the others), with the seconds this
-// rank waited to be handed its shots (the counter's answers: on a group's rank 0).
-double run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
-                 const std::function<std::vector<double>(int k)>& run,
-                 const std::function<void(int k, std::vector<double> message)>& take);
+// Returns when every shot is taken (rank 0) or handed out (the others), with where this rank's
+// time went.
+struct ShotTimes {
+  double waited = 0;   // to be handed its shots (the counter's answers: on a group's rank 0)
+  double running = 0;  // inside run(k), set-up and traces included
+  double taking = 0;   // inside take (rank 0: receiving and writing the shots)
+};
+ShotTimes run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
+                    const std::function<std::vector<double>(int k)>& run,
+                    const std::function<void(int k, std::vector<double> message)>& take);
 
 // A launch of several shot groups draws shots from a counter on rank 0 and sends each finished
 // shot to it: every rank lets MPI progress between its batches of steps on `e` (an MPI without
