@@ -641,7 +641,7 @@ step_shots() {  # shot-parallel: N shots on N GPUs (one shot group each) against
   local ngpu bin=$B/app/seisfd csv="$OUT/results/shots.csv"
   ngpu=$(nvidia-smi -L | wc -l)
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  log "shots: configs/rtm_salt.toml (${SHOTS_EQ:-acoustic}), 1 shot on 1 GPU against $ngpu shots on $ngpu GPUs"
+  log "shots: configs/rtm_salt.toml (${SHOTS_EQ:-acoustic}) ${SHOTS_SET:-}, 1 shot on 1 GPU against $ngpu shots on $ngpu GPUs"
   # wall_s: the launch's wall time; report_s: rank 0's time from start-up to the end
   # (report.json wall_seconds.total, the launcher's own start left out); launch_s: what mpirun
   # takes to start and end /bin/true on as many ranks. SHOTS_DURATION: longer shots (seconds).
@@ -658,6 +658,10 @@ step_shots() {  # shot-parallel: N shots on N GPUs (one shot group each) against
     local common=(--backend cuda --overwrite --set physics.equation=\"$eq\"
                   --set "shots.count=$counts" --set "parallel.shot_groups=$n")
     [ -n "${SHOTS_DURATION:-}" ] && common+=(--set "time.duration=$SHOTS_DURATION")
+    # SHOTS_SET: further settings, ';' between them (e.g. a larger grid)
+    local kv
+    IFS=';' read -ra kv <<< "${SHOTS_SET:-}"
+    for k in "${kv[@]}"; do [ -n "$k" ] && common+=(--set "$k"); done
     for cmd in run migrate; do
       local data=() t0 t
       [ $cmd = migrate ] && data=(--set migration.data=\"/tmp/shots_data_$n/gathers.h5\")
