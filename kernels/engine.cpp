@@ -6,6 +6,13 @@
 
 namespace seisfd {
 
+std::vector<double> widen(const std::vector<float>& values) {
+  std::vector<double> out(values.size());
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
+  return out;
+}
+
 std::vector<Box> shell_boxes(const Box& outer, const Box& inner) {
   std::vector<Box> out;
   Box core = outer;  // what is left once the faces of the earlier axes are taken

@@ -103,6 +103,9 @@ struct StateImage {
   }
 };
 
+// Values widened to double on the host's threads (a downloaded array or traces: hundreds of MB).
+std::vector<double> widen(const std::vector<float>& values);
+
 // A per-cell array over the engine's layout, where the engine computes: a model perturbation,
 // an image, a stored wavefield level (docs/migration.md); or a buffer of any size (the edge
 // strips a boundary reconstruction keeps). Where: on the device (fp32, or fp16 to

@@ -48,6 +48,13 @@ std::string fmt(double v, int prec = 4) {
   return os.str();
 }
 
+std::vector<float> to_float(const std::vector<double>& v) {
+  std::vector<float> f(v.size());
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < v.size(); ++i) f[i] = static_cast<float>(v[i]);
+  return f;
+}
+
 // Imaging every k steps: the product u psi has frequencies up to 2 f_max, sampled at its
 // Nyquist rate (docs/migration.md §3).
 int imaging_interval(const RunPlan& p) {
@@ -481,12 +488,15 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   const int nz = plan.grid.physical_size(0), ny = plan.grid.physical_size(1),
             nx = plan.grid.physical_size(2);
   const double h[3] = {plan.grid.spacing(0), plan.grid.spacing(1), plan.grid.spacing(2)};
-  // Each group's stacks on its rank 0, then the groups' summed on the writer.
-  auto cc_all = global_cells(at, cc->download());
-  auto il_all = global_cells(at, il->download());
-  auto zl_all = global_cells(at, zl->download());
+  // Each group's stacks on its rank 0 (physical cells), then the groups' summed on the writer.
+  const auto physical_stack = [&](const CellArray& a) {
+    std::vector<double> v = global_cells(at, a.download());
+    return v.empty() ? v : layout_to_physical(plan.grid, v);
+  };
+  std::vector<double> stack_cc = physical_stack(*cc), stack_il = physical_stack(*il),
+                      stack_zl = physical_stack(*zl);
   if (groups)
-    for (auto* v : {&cc_all, &il_all, &zl_all}) sum_groups(at, *v);
+    for (auto* v : {&stack_cc, &stack_il, &stack_zl}) sum_groups(at, *v);
   s.backend = to_string(ec.backend);
   s.device = ec.device;
   s.kernel = e.name();
@@ -494,11 +504,8 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   s.directory = dir;
   s.reports = lead;
   if (!lead) return s;
-  const auto stack_cc = layout_to_physical(plan.grid, cc_all);
-  const auto stack_il = layout_to_physical(plan.grid, il_all);
-  const auto stack_zl = layout_to_physical(plan.grid, zl_all);
-  const std::vector<float> cc_f(stack_cc.begin(), stack_cc.end()),
-      il_f(stack_il.begin(), stack_il.end()), zl_f(stack_zl.begin(), stack_zl.end());
+  const std::vector<float> cc_f = to_float(stack_cc), il_f = to_float(stack_il),
+                           zl_f = to_float(stack_zl);
   const double il_max = *std::max_element(il_f.begin(), il_f.end());
   std::vector<std::string> written;
   for (ImagingCondition cond : mc.conditions) {
@@ -509,12 +516,14 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
         break;
       case ImagingCondition::kNormalized:
         img.resize(nphys);
+#pragma omp parallel for schedule(static)
         for (size_t j = 0; j < nphys; ++j)
           img[j] = static_cast<float>(stack_cc[j] / (stack_il[j] + 0.01 * il_max + 1e-300));
         break;
       case ImagingCondition::kInverseScattering:
         img = negative_laplacian(zl_f, nz, ny, nx, h);  // -lap(sum u psi)
-        for (float& v : img) v *= 0.5f;
+#pragma omp parallel for schedule(static)
+        for (size_t j = 0; j < nphys; ++j) img[j] *= 0.5f;
         break;
     }
     if (mc.laplacian) img = negative_laplacian(img, nz, ny, nx, h);

@@ -116,6 +116,7 @@ std::vector<float> aniso_field(const RunConfig& c, const AnisoParam& a, const ch
   switch (a.kind) {
     case AnisoParam::Kind::kDefault:
       if (mc.type == ModelType::kSalt)
+#pragma omp parallel for schedule(static)
         for (int z = z0; z < z1; ++z)
           for (int y = 0; y < g.ny; ++y)
             for (int x = 0; x < g.nx; ++x)
@@ -207,6 +208,7 @@ VelocityModel build_planes(const RunConfig& c, int z0, int z1) {
       break;
     case ModelType::kSalt:
       m.vp.resize(n);
+#pragma omp parallel for schedule(static)
       for (int z = z0; z < z1; ++z)
         for (int y = 0; y < g.ny; ++y)
           for (int x = 0; x < g.nx; ++x)
@@ -300,6 +302,7 @@ std::vector<float> extend_to_layout(const SimGrid& grid, const VelocityModel& m,
   auto clamp_phys = [&](int a, int i) {
     return std::clamp(i + at[a] - grid.offset(a), 0, n[a] - 1);
   };
+#pragma omp parallel for schedule(static)
   for (int z = 0; z < l.nz; ++z) {
     const int pz = clamp_phys(0, z);
     for (int y = 0; y < l.ny; ++y) {

@@ -6,7 +6,11 @@
 namespace seisfd {
 namespace {
 
-// One axis of a separable Gaussian over a [n0][n1][n2] array, axis a, edges extended.
+// One axis of a separable Gaussian over a [n0][n1][n2] array, axis a, edges extended. Each
+// output sums the weights' products in the same order (offset -r to r) whatever the axis; the
+// loops run along x rows (unit stride, so they vectorise): along z and y a whole row of outputs
+// at a time from rows of a copy of the slab or plane, along x over a copy of the row with its
+// edges extended.
 void gaussian_axis(std::vector<double>& f, const int n[3], int a, double sigma_cells) {
   const int r = static_cast<int>(std::ceil(3 * sigma_cells));
   std::vector<double> w(2 * r + 1);
@@ -14,21 +18,45 @@ void gaussian_axis(std::vector<double>& f, const int n[3], int a, double sigma_c
   for (int k = -r; k <= r; ++k)
     sum += w[k + r] = std::exp(-0.5 * k * k / (sigma_cells * sigma_cells));
   for (double& x : w) x /= sum;
-  const int64_t stride[3] = {static_cast<int64_t>(n[1]) * n[2], n[2], 1};
-  const int o1 = a == 0 ? 1 : 0, o2 = a == 2 ? 1 : 2;
-  const int64_t lines = static_cast<int64_t>(n[o1]) * n[o2];
+  const int nz = n[0], ny = n[1], nx = n[2];
+  if (a == 2) {
+#pragma omp parallel
+    {
+      std::vector<double> ext(static_cast<size_t>(nx) + 2 * r), acc(nx);
+#pragma omp for schedule(static)
+      for (int64_t row = 0; row < static_cast<int64_t>(nz) * ny; ++row) {
+        double* p = &f[row * nx];
+        for (int k = 0; k < nx + 2 * r; ++k) ext[k] = p[std::clamp(k - r, 0, nx - 1)];
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int d = 0; d <= 2 * r; ++d) {
+          const double wd = w[d];
+          const double* e = &ext[d];
+          for (int k = 0; k < nx; ++k) acc[k] += wd * e[k];
+        }
+        std::copy(acc.begin(), acc.end(), p);
+      }
+    }
+    return;
+  }
+  // Along z (a = 0) the rows of one y: the xz slab; along y (a = 1) the rows of one z: the plane.
+  const int outer = a == 0 ? ny : nz, len = n[a];
+  const auto row = [&](int k, int o) -> double* {
+    return &f[(a == 0 ? static_cast<size_t>(k) * ny + o : static_cast<size_t>(o) * ny + k) * nx];
+  };
 #pragma omp parallel
   {
-    std::vector<double> line(n[a]);
+    std::vector<double> copy(static_cast<size_t>(len) * nx), acc(nx);
 #pragma omp for schedule(static)
-    for (int64_t ij = 0; ij < lines; ++ij) {
-      const int64_t i = ij / n[o2], j = ij % n[o2];
-      const int64_t base = i * stride[o1] + j * stride[o2];
-      for (int k = 0; k < n[a]; ++k) line[k] = f[base + k * stride[a]];
-      for (int k = 0; k < n[a]; ++k) {
-        double acc = 0;
-        for (int d = -r; d <= r; ++d) acc += w[d + r] * line[std::clamp(k + d, 0, n[a] - 1)];
-        f[base + k * stride[a]] = acc;
+    for (int o = 0; o < outer; ++o) {
+      for (int k = 0; k < len; ++k) std::copy_n(row(k, o), nx, &copy[static_cast<size_t>(k) * nx]);
+      for (int k = 0; k < len; ++k) {
+        std::fill(acc.begin(), acc.end(), 0.0);
+        for (int d = -r; d <= r; ++d) {
+          const double wd = w[d + r];
+          const double* src = &copy[static_cast<size_t>(std::clamp(k + d, 0, len - 1)) * nx];
+          for (int x = 0; x < nx; ++x) acc[x] += wd * src[x];
+        }
+        std::copy(acc.begin(), acc.end(), row(k, o));
       }
     }
   }
@@ -41,15 +69,15 @@ void smooth_velocity(VelocityModel& m, const GridConfig& g, double sigma) {
   const int n[3] = {m.nz, m.ny, m.nx};
   const double h[3] = {g.dz, g.dy, g.dx};
   std::vector<double> s(m.vp.size());
+#pragma omp parallel for schedule(static)
   for (size_t i = 0; i < s.size(); ++i) s[i] = 1.0 / m.vp[i];
   for (int a = 0; a < 3; ++a)
     if (n[a] > 1) gaussian_axis(s, n, a, sigma / h[a]);
-  m.vmin = m.vmax = static_cast<float>(1.0 / s[0]);
-  for (size_t i = 0; i < s.size(); ++i) {
-    m.vp[i] = static_cast<float>(1.0 / s[i]);
-    m.vmin = std::min(m.vmin, m.vp[i]);
-    m.vmax = std::max(m.vmax, m.vp[i]);
-  }
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < s.size(); ++i) m.vp[i] = static_cast<float>(1.0 / s[i]);
+  const auto [lo, hi] = std::minmax_element(m.vp.begin(), m.vp.end());
+  m.vmin = *lo;
+  m.vmax = *hi;
 }
 
 std::vector<float> reflector_perturbation(const VelocityModel& m, const GridConfig& g,
@@ -83,6 +111,7 @@ std::vector<float> physical_to_layout(const SimGrid& grid, const std::vector<flo
   const Layout& l = grid.layout();
   std::vector<float> out(static_cast<size_t>(l.size()), 0.0f);
   const int n[3] = {grid.physical_size(0), grid.physical_size(1), grid.physical_size(2)};
+#pragma omp parallel for collapse(2) schedule(static)
   for (int z = 0; z < n[0]; ++z)
     for (int y = 0; y < n[1]; ++y)
       for (int x = 0; x < n[2]; ++x)
@@ -97,6 +126,7 @@ std::vector<T> physical_cells(const SimGrid& grid, const std::vector<T>& field) 
   const Layout& l = grid.layout();
   const int n[3] = {grid.physical_size(0), grid.physical_size(1), grid.physical_size(2)};
   std::vector<T> out(static_cast<size_t>(n[0]) * n[1] * n[2]);
+#pragma omp parallel for collapse(2) schedule(static)
   for (int z = 0; z < n[0]; ++z)
     for (int y = 0; y < n[1]; ++y)
       for (int x = 0; x < n[2]; ++x)

@@ -34,23 +34,30 @@ std::vector<float> local_cells(const RunPlan& p, const Placement& at, std::vecto
 
 // A per-cell array of the engine of `at` in the global layout, on the writer (empty elsewhere).
 std::vector<double> global_cells(const Placement& at, std::vector<double> local) {
-  return at.decomposed() ? at.group().gather_cells(local) : local;
+  if (!at.decomposed()) return local;  // moved (a conditional expression would copy it)
+  return at.group().gather_cells(local);
 }
 
-// The stacks of every shot group's rank 0 (global layout) summed onto the writer, in the groups'
-// order; `v` is left as it was on the other ranks.
+// The stacks of every shot group's rank 0 summed onto the writer as a binary tree (log2 of the
+// groups rounds, pairs at once: group g + step's into group g's); `v` is left partly summed on
+// the other groups' rank 0.
 void sum_groups(const Placement& at, std::vector<double>& v) {
   constexpr int kTag = 7102;
   const int size = at.ranks.group_size, groups = at.world.size() / size;
   if (!at.group().comm().root()) return;
-  if (!at.writer()) {
-    at.world.send(v.data(), v.size() * sizeof(double), 0, kTag);
-    return;
-  }
-  std::vector<double> in(v.size());
-  for (int g = 1; g < groups; ++g) {
-    at.world.recv(in.data(), in.size() * sizeof(double), g * size, kTag);
-    for (size_t i = 0; i < v.size(); ++i) v[i] += in[i];
+  const int g = at.ranks.group_index;
+  std::vector<double> in;
+  for (int step = 1; step < groups; step *= 2) {
+    if (g % (2 * step) == step) {
+      at.world.send(v.data(), v.size() * sizeof(double), (g - step) * size, kTag);
+      return;
+    }
+    if (g % (2 * step) == 0 && g + step < groups) {
+      in.resize(v.size());
+      at.world.recv(in.data(), in.size() * sizeof(double), (g + step) * size, kTag);
+#pragma omp parallel for schedule(static)
+      for (size_t i = 0; i < v.size(); ++i) v[i] += in[i];
+    }
   }
 }
 

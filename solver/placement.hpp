@@ -66,8 +66,8 @@ Placement place(const RunPlan& plan, Backend backend, const char* command, bool 
 std::vector<float> local_cells(const RunPlan& p, const Placement& at, std::vector<float> global);
 // A per-cell array of the engine of `at` in the global layout, on the writer (empty elsewhere).
 std::vector<double> global_cells(const Placement& at, std::vector<double> local);
-// The stacks of every shot group's rank 0 (global layout) summed onto the writer, in the groups'
-// order; `v` is left as it was on the other ranks.
+// The stacks of every shot group's rank 0 (arrays of one size) summed onto the writer (a binary
+// tree over the groups); `v` is left partly summed on the other groups' rank 0.
 void sum_groups(const Placement& at, std::vector<double>& v);
 // A shot's traces ([receivers][nt], the rows of the rank's own points in a decomposed run) on
 // the writer; empty on the other ranks.

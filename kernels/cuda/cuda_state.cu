@@ -292,7 +292,7 @@ std::vector<double> CudaReceivers::traces() const {
   const DeviceGuard guard(ctx_.device);
   std::vector<float> h;
   if (out_.size() > 0) out_.download(h, static_cast<cudaStream_t>(ctx_.stream));
-  return std::vector<double>(h.begin(), h.end());
+  return widen(h);
 }
 
 void CudaReceivers::clear() {

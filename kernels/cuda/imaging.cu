@@ -199,7 +199,7 @@ std::vector<double> CudaArray::download() const {
     launch_array_to_level(ref(), staging.get(), n_, stream_);
     staging.download(f, stream_);
   }
-  return std::vector<double>(f.begin(), f.end());
+  return widen(f);
 }
 
 void CudaArray::zero() {

@@ -39,11 +39,15 @@ class CpuArray final : public CellArray {
     if (static_cast<int64_t>(values.size()) != size())
       throw std::invalid_argument("array upload: " + std::to_string(values.size()) +
                                   " values for " + std::to_string(size()) + " cells");
-    for (int64_t i = 0; i < size(); ++i) set(i, static_cast<T>(values[i]));
+    const int64_t n = size();
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) set(i, static_cast<T>(values[i]));
   }
   std::vector<double> download() const override {
-    std::vector<double> out(static_cast<size_t>(size()));
-    for (int64_t i = 0; i < size(); ++i) out[i] = static_cast<double>(get(i));
+    const int64_t n = size();
+    std::vector<double> out(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(get(i));
     return out;
   }
   void zero() override {
