@@ -1,5 +1,7 @@
 #include "kernels/engine.hpp"
 
+#include "kernels/huge_pages.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -7,7 +9,7 @@
 namespace seisfd {
 
 std::vector<double> widen(const std::vector<float>& values) {
-  std::vector<double> out(values.size());
+  std::vector<double> out = huge_vector<double>(values.size());
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];
   return out;

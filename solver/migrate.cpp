@@ -17,6 +17,7 @@
 #include "io/model_file.hpp"
 #include "io/segy.hpp"
 #include "kernels/cuda_backend.hpp"
+#include "kernels/huge_pages.hpp"
 #include "solver/backend.hpp"
 #include "solver/halo.hpp"
 #include "solver/linearized.hpp"
@@ -49,7 +50,7 @@ std::string fmt(double v, int prec = 4) {
 }
 
 std::vector<float> to_float(const std::vector<double>& v) {
-  std::vector<float> f(v.size());
+  std::vector<float> f = huge_vector<float>(v.size());
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < v.size(); ++i) f[i] = static_cast<float>(v[i]);
   return f;
@@ -497,6 +498,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
                       stack_zl = physical_stack(*zl);
   if (groups)
     for (auto* v : {&stack_cc, &stack_il, &stack_zl}) sum_groups(at, *v);
+  clock.mark("image_assembly");  // the stacks downloaded, assembled and summed
   s.backend = to_string(ec.backend);
   s.device = ec.device;
   s.kernel = e.name();
@@ -515,7 +517,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
         img = cc_f;
         break;
       case ImagingCondition::kNormalized:
-        img.resize(nphys);
+        img = huge_vector<float>(nphys);
 #pragma omp parallel for schedule(static)
         for (size_t j = 0; j < nphys; ++j)
           img[j] = static_cast<float>(stack_cc[j] / (stack_il[j] + 0.01 * il_max + 1e-300));
@@ -538,6 +540,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     writer->finish();
     outputs.insert(outputs.begin(), {image_path, (fs::path(dir) / "image.xmf").string()});
   }
+  clock.mark("image_files");  // the imaging conditions computed and written
   if (config.output.model)
     for (const std::string& p : write_model_output(dir, plan)) outputs.push_back(p);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/huge_pages.hpp"
+
 namespace seisfd {
 namespace {
 
@@ -125,13 +127,12 @@ template <class T>
 std::vector<T> physical_cells(const SimGrid& grid, const std::vector<T>& field) {
   const Layout& l = grid.layout();
   const int n[3] = {grid.physical_size(0), grid.physical_size(1), grid.physical_size(2)};
-  std::vector<T> out(static_cast<size_t>(n[0]) * n[1] * n[2]);
+  std::vector<T> out = huge_vector<T>(static_cast<size_t>(n[0]) * n[1] * n[2]);
 #pragma omp parallel for collapse(2) schedule(static)
   for (int z = 0; z < n[0]; ++z)
     for (int y = 0; y < n[1]; ++y)
-      for (int x = 0; x < n[2]; ++x)
-        out[(static_cast<size_t>(z) * n[1] + y) * n[2] + x] =
-            field[l.idx(z + grid.offset(0), y + grid.offset(1), x + grid.offset(2))];
+      std::copy_n(&field[l.idx(z + grid.offset(0), y + grid.offset(1), grid.offset(2))], n[2],
+                  &out[(static_cast<size_t>(z) * n[1] + y) * n[2]]);
   return out;
 }
 }  // namespace
@@ -145,7 +146,7 @@ std::vector<double> layout_to_physical(const SimGrid& grid, const std::vector<do
 
 std::vector<float> negative_laplacian(const std::vector<float>& in, int nz, int ny, int nx,
                                       const double h[3]) {
-  std::vector<float> out(in.size(), 0.0f);
+  std::vector<float> out = huge_vector<float>(in.size());
   const int n[3] = {nz, ny, nx};
   const auto at = [&](int z, int y, int x) -> double {
     if (z < 0 || z >= nz || y < 0 || y >= ny || x < 0 || x >= nx) return 0.0;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "kernels/cuda/check.hpp"
+#include "kernels/huge_pages.hpp"
 #include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda/sponge.cuh"
 
@@ -190,7 +191,7 @@ void CudaArray::upload(const std::vector<float>& v) {
 
 std::vector<double> CudaArray::download() const {
   const DeviceGuard guard(device_);
-  std::vector<float> f(static_cast<size_t>(n_));
+  std::vector<float> f = huge_vector<float>(static_cast<size_t>(n_));
   if (kind() == ArrayKind::kHost) {
     CUDA_CHECK(cudaStreamSynchronize(stream_));
     std::memcpy(f.data(), host_, f.size() * sizeof(float));

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/engine.hpp"
+#include "kernels/huge_pages.hpp"
 #include "kernels/reference/half.hpp"
 
 namespace seisfd::reference {
@@ -45,7 +46,7 @@ class CpuArray final : public CellArray {
   }
   std::vector<double> download() const override {
     const int64_t n = size();
-    std::vector<double> out(static_cast<size_t>(n));
+    std::vector<double> out = huge_vector<double>(static_cast<size_t>(n));
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(get(i));
     return out;
