@@ -10,6 +10,7 @@
 
 #include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda/imaging.hpp"
+#include "kernels/huge_pages.hpp"
 
 namespace seisfd::cuda {
 namespace {
@@ -290,7 +291,7 @@ CudaReceivers::CudaReceivers(const SparsePoints& pts, int nt, const ExecContext&
 
 std::vector<double> CudaReceivers::traces() const {
   const DeviceGuard guard(ctx_.device);
-  std::vector<float> h;
+  std::vector<float> h = huge_vector<float>(out_.size());  // a shot's traces: hundreds of MB
   if (out_.size() > 0) out_.download(h, static_cast<cudaStream_t>(ctx_.stream));
   return widen(h);
 }
