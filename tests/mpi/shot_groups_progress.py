@@ -82,6 +82,13 @@ def main():
         return 1
     loop0 = loops[0]
     print(f"rank 1 waited {wait1:.3f} s for its shots, rank 0's loop took {loop0:.2f} s")
+    # Where the rest of each rank's time went: its shots hold its time loops; only rank 0 takes
+    # (receives and writes) the shots, and it took all four.
+    shots = [q.get("shots_seconds", -1) for q in per_rank]
+    taking = [q.get("taking_seconds", -1) for q in per_rank]
+    if any(s < l for s, l in zip(shots, loops)) or taking[0] <= 0 or taking[1] != 0:
+        print(f"FAIL: shots_seconds {shots} against loop_seconds {loops}, taking_seconds {taking}")
+        return 1
     return 0
 
 
