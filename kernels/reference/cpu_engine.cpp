@@ -442,6 +442,9 @@ void CpuEngine<T>::step(CpuState<T>& s, int n, const StepIo& io) {
     for (int f = 0; f < fields_; ++f) free_surface_mirror(spec_, s.current(f).data());
   if (auto* rec = static_cast<CpuReceivers<T>*>(io.receivers); rec && n + 1 < rec->nt()) {
     const int from = forward ? 1 : fields_;
+    // Each point sums its own taps into its own sample: the threads share the points of a large
+    // spread (a 128 x 128 grid of receivers costs more than the update on a small grid).
+#pragma omp parallel for schedule(static) if (rec->count() >= 512)
     for (int p = 0; p < rec->count(); ++p) {
       T acc = 0;
       for (int64_t k = rec->points.offset[p]; k < rec->points.offset[p + 1]; ++k) {
