@@ -28,10 +28,46 @@ class CpuSources final : public Sources {
  public:
   CpuSources(const SparsePoints& pts, const std::vector<double>& traces, int nt,
              std::vector<T> coef)
-      : Sources(pts.count(), nt), points(pts), traces(traces), coef(std::move(coef)) {}
+      : Sources(pts.count(), nt), points(pts), coef(std::move(coef)) {
+    // The samples step by step ([nt][points], in T): a step reads one row, not one sample a
+    // point a trace's length apart (with thousands of points, a page each).
+    const int np = pts.count();
+    by_step.resize(static_cast<size_t>(nt) * np);
+    for (int p = 0; p < np; ++p)
+      for (int n = 0; n < nt; ++n)
+        by_step[static_cast<size_t>(n) * np + p] =
+            static_cast<T>(traces[static_cast<size_t>(p) * nt + n]);
+    // The entries grouped by the cell they add into, each cell's in the points' order: a
+    // thread a cell adds them in the order one thread adding point after point would (the
+    // same sums, bit for bit), and the points of a large spread (a migration's receivers)
+    // share no cell between threads.
+    const int64_t entries = points.offset.back();
+    std::vector<int> point_of(static_cast<size_t>(entries));
+    for (int p = 0; p < points.count(); ++p)
+      for (int64_t k = points.offset[p]; k < points.offset[p + 1]; ++k) point_of[k] = p;
+    std::vector<int64_t> order(static_cast<size_t>(entries));
+    for (int64_t k = 0; k < entries; ++k) order[k] = k;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return points.index[a] < points.index[b]; });
+    for (int64_t j = 0; j < entries; ++j) {
+      const int64_t k = order[j];
+      if (j == 0 || points.index[k] != cell.back()) {
+        cell.push_back(points.index[k]);
+        cell_start.push_back(j);
+      }
+      cell_coef.push_back(this->coef[k]);
+      cell_point.push_back(point_of[k]);
+    }
+    cell_start.push_back(entries);
+  }
   SparsePoints points;
-  std::vector<double> traces;
-  std::vector<T> coef;  // per CSR entry: weight (v dt)^2 / (1 + g)
+  std::vector<T> by_step;  // [nt][points]
+  std::vector<T> coef;     // per CSR entry: weight (v dt)^2 / (1 + g)
+  // By cell: the cells added into, where each one's entries start (and the end), and each
+  // entry's coefficient and point.
+  std::vector<int64_t> cell, cell_start;
+  std::vector<T> cell_coef;
+  std::vector<int> cell_point;
 };
 
 template <class T>
@@ -432,10 +468,17 @@ void CpuEngine<T>::step(CpuState<T>& s, int n, const StepIo& io) {
     if (io.volume[f]) inject_volume(*io.volume[f], s.current(f));
   if (const auto* src = static_cast<const CpuSources<T>*>(io.sources); src && n < src->nt()) {
     const int into = forward ? fields_ : 1;
-    for (int p = 0; p < src->count(); ++p) {
-      const T v = static_cast<T>(src->traces[static_cast<size_t>(p) * src->nt() + n]);
-      for (int64_t k = src->points.offset[p]; k < src->points.offset[p + 1]; ++k)
-        for (int f = 0; f < into; ++f) s.current(f)[src->points.index[k]] += src->coef[k] * v;
+    const T* sample = &src->by_step[static_cast<size_t>(n) * src->count()];
+    const int64_t cells = static_cast<int64_t>(src->cell.size());
+#pragma omp parallel for schedule(static) if (cells >= 4096)
+    for (int64_t c = 0; c < cells; ++c) {
+      const int64_t i = src->cell[c];
+      for (int f = 0; f < into; ++f) {
+        T x = s.current(f)[i];
+        for (int64_t j = src->cell_start[c]; j < src->cell_start[c + 1]; ++j)
+          x += src->cell_coef[j] * sample[src->cell_point[j]];
+        s.current(f)[i] = x;
+      }
     }
   }
   if (spec_.free_surface)
