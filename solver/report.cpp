@@ -46,6 +46,7 @@ std::vector<float> kept_samples(const RunPlan& plan, const std::vector<double>& 
                                 int receivers) {
   const int nto = plan.nt_out();
   std::vector<float> kept(static_cast<size_t>(receivers) * nto);
+#pragma omp parallel for schedule(static)
   for (int r = 0; r < receivers; ++r)
     for (int k = 0; k < nto; ++k)
       kept[static_cast<size_t>(r) * nto + k] =

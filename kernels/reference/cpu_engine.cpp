@@ -74,11 +74,27 @@ template <class T>
 class CpuReceivers final : public Receivers {
  public:
   CpuReceivers(const SparsePoints& pts, int nt)
-      : Receivers(pts.count(), nt), points(pts), out(static_cast<size_t>(pts.count()) * nt, 0.0) {}
-  std::vector<double> traces() const override { return out; }
-  void clear() override { std::fill(out.begin(), out.end(), 0.0); }
+      : Receivers(pts.count(), nt),
+        points(pts),
+        by_step(huge_vector<double>(static_cast<size_t>(pts.count()) * nt)) {}
+  // [points][nt] from the rows the steps wrote.
+  std::vector<double> traces() const override {
+    const size_t np = static_cast<size_t>(count()), nt = static_cast<size_t>(this->nt());
+    std::vector<double> out = huge_vector<double>(np * nt);
+    constexpr size_t kBlock = 64;  // transposed in 64 x 64 tiles (both sides' cache lines used)
+#pragma omp parallel for collapse(2) schedule(static)
+    for (size_t p0 = 0; p0 < np; p0 += kBlock)
+      for (size_t n0 = 0; n0 < nt; n0 += kBlock)
+        for (size_t p = p0; p < std::min(np, p0 + kBlock); ++p)
+          for (size_t n = n0; n < std::min(nt, n0 + kBlock); ++n)
+            out[p * nt + n] = by_step[n * np + p];
+    return out;
+  }
+  void clear() override {
+    std::fill(by_step.begin(), by_step.end(), 0.0);
+  }
   SparsePoints points;
-  std::vector<double> out;
+  std::vector<double> by_step;  // [nt][points]: a step writes one row
 };
 
 template <class T, class S>
@@ -496,7 +512,7 @@ void CpuEngine<T>::step(CpuState<T>& s, int n, const StepIo& io) {
         for (int q = 1; q < from; ++q) f += s.current(q)[i];
         acc += static_cast<T>(rec->points.weight[k]) * f;
       }
-      rec->out[static_cast<size_t>(p) * rec->nt() + n + 1] = static_cast<double>(acc);
+      rec->by_step[static_cast<size_t>(n + 1) * rec->count() + p] = static_cast<double>(acc);
     }
   }
 }
