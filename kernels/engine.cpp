@@ -1,10 +1,10 @@
 #include "kernels/engine.hpp"
 
-#include "kernels/huge_pages.hpp"
-
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+
+#include "kernels/huge_pages.hpp"
 
 namespace seisfd {
 

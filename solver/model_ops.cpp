@@ -116,9 +116,8 @@ std::vector<float> physical_to_layout(const SimGrid& grid, const std::vector<flo
 #pragma omp parallel for collapse(2) schedule(static)
   for (int z = 0; z < n[0]; ++z)
     for (int y = 0; y < n[1]; ++y)
-      for (int x = 0; x < n[2]; ++x)
-        out[l.idx(z + grid.offset(0), y + grid.offset(1), x + grid.offset(2))] =
-            phys[(static_cast<size_t>(z) * n[1] + y) * n[2] + x];
+      std::copy_n(&phys[(static_cast<size_t>(z) * n[1] + y) * n[2]], n[2],
+                  &out[l.idx(z + grid.offset(0), y + grid.offset(1), grid.offset(2))]);
   return out;
 }
 

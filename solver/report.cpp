@@ -42,9 +42,9 @@ std::string now_iso() {
   return buf;
 }
 
-std::vector<float> kept_samples(const RunPlan& plan, const std::vector<double>& full,
-                                int receivers) {
-  const int nto = plan.nt_out();
+std::vector<float> kept_samples(const RunPlan& plan, const std::vector<double>& full, int receivers,
+                                int samples) {
+  const int nto = samples < 0 ? plan.nt_out() : samples;
   std::vector<float> kept(static_cast<size_t>(receivers) * nto);
 #pragma omp parallel for schedule(static)
   for (int r = 0; r < receivers; ++r)
@@ -68,6 +68,15 @@ std::vector<float> floats_at(const std::vector<double>& message, size_t at, size
   return out;
 }
 
+namespace {
+// The receivers' positions, (x, y, z) each, as the gathers hold them.
+std::vector<double> receiver_xyz(const Shot& shot) {
+  std::vector<double> xyz;
+  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
+  return xyz;
+}
+}  // namespace
+
 void write_gathers(io::GatherWriter* gw, io::SegyGatherWriter* sgw, const RunPlan& plan,
                    const Shot& shot, const std::vector<float>& kept) {
   if (!gw && !sgw) return;
@@ -75,8 +84,7 @@ void write_gathers(io::GatherWriter* gw, io::SegyGatherWriter* sgw, const RunPla
   if (kept.size() != static_cast<size_t>(nr) * plan.nt_out())
     throw std::logic_error("write_gathers: traces of another shape than the shot's");
   check_finite(kept.data(), kept.size(), "shot " + std::to_string(shot.index) + "'s traces");
-  std::vector<double> xyz;
-  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
+  const std::vector<double> xyz = receiver_xyz(shot);
   if (sgw) sgw->write_shot(shot.index, kept.data(), nr, xyz.data(), shot.source);
   if (gw)
     gw->write_shot(shot.index, kept.data(), nr, plan.nt_out(), xyz.data(), shot.source,
@@ -122,13 +130,8 @@ void write_partial_gather(io::GatherWriter* gw, const RunPlan& plan, const Shot&
   if (!gw) return;
   const int nto = std::min(plan.nt_out(), fields / plan.out_every + 1);
   if (nr == 0 || full.size() < static_cast<size_t>(nr) * plan.nt) return;
-  std::vector<float> traces(static_cast<size_t>(nr) * nto);
-  for (int r = 0; r < nr; ++r)
-    for (int k = 0; k < nto; ++k)
-      traces[static_cast<size_t>(r) * nto + k] =
-          static_cast<float>(full[static_cast<size_t>(r) * plan.nt + k * plan.out_every]);
-  std::vector<double> xyz;
-  for (const auto& p : shot.receivers) xyz.insert(xyz.end(), p.begin(), p.end());
+  const std::vector<float> traces = kept_samples(plan, full, nr, nto);
+  const std::vector<double> xyz = receiver_xyz(shot);
   try {
     gw->write_shot(shot.index, traces.data(), nr, nto, xyz.data(), shot.source,
                    plan.dt * plan.out_every, 0.0, "Pa", false);

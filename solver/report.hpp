@@ -22,10 +22,11 @@ std::string cell_text(const SimGrid& g, int64_t i);
 std::string now_iso();  // UTC, ISO 8601
 
 // The samples the gathers keep of a shot's traces [receivers][nt] (every step): every
-// out_every-th, as float32, [receivers][nt_out]. A shot group sends these to the writer, not
-// the steps' doubles (at 4 steps a sample, an eighth of the bytes).
+// out_every-th, as float32, [receivers][samples] (samples < 0: nt_out, the whole shot). A shot
+// group sends these to the writer, not the steps' doubles (at 4 steps a sample, an eighth of
+// the bytes).
 std::vector<float> kept_samples(const RunPlan& plan, const std::vector<double>& traces,
-                                int receivers);
+                                int receivers, int samples = -1);
 // Floats carried in a message of doubles, two a double (the message's own words first), and
 // back: n floats from position `at`.
 void append_floats(std::vector<double>& message, const std::vector<float>& values);

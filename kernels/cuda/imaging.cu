@@ -7,9 +7,9 @@
 #include <stdexcept>
 
 #include "kernels/cuda/check.hpp"
-#include "kernels/huge_pages.hpp"
 #include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda/sponge.cuh"
+#include "kernels/huge_pages.hpp"
 
 namespace seisfd::cuda {
 namespace {

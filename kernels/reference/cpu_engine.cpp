@@ -23,20 +23,32 @@ namespace {
 const char* const kFieldName[kMaxFields] = {"p", "q"};
 const char* const kAxisName[3] = {"z", "y", "x"};
 
+// dst[c][r] = src[r][c] for a rows x cols src (traces by point <-> samples by step), converted
+// to D, in 64 x 64 tiles on the host's threads (both sides' cache lines used).
+template <class D, class S>
+std::vector<D> transposed(const std::vector<S>& src, size_t rows, size_t cols) {
+  std::vector<D> dst = huge_vector<D>(rows * cols);
+  constexpr size_t kTile = 64;
+#pragma omp parallel for collapse(2) schedule(static)
+  for (size_t r0 = 0; r0 < rows; r0 += kTile)
+    for (size_t c0 = 0; c0 < cols; c0 += kTile)
+      for (size_t r = r0; r < std::min(rows, r0 + kTile); ++r)
+        for (size_t c = c0; c < std::min(cols, c0 + kTile); ++c)
+          dst[c * rows + r] = static_cast<D>(src[r * cols + c]);
+  return dst;
+}
+
 template <class T>
 class CpuSources final : public Sources {
  public:
   CpuSources(const SparsePoints& pts, const std::vector<double>& traces, int nt,
              std::vector<T> coef)
-      : Sources(pts.count(), nt), points(pts), coef(std::move(coef)) {
-    // The samples step by step ([nt][points], in T): a step reads one row, not one sample a
-    // point a trace's length apart (with thousands of points, a page each).
-    const int np = pts.count();
-    by_step.resize(static_cast<size_t>(nt) * np);
-    for (int p = 0; p < np; ++p)
-      for (int n = 0; n < nt; ++n)
-        by_step[static_cast<size_t>(n) * np + p] =
-            static_cast<T>(traces[static_cast<size_t>(p) * nt + n]);
+      : Sources(pts.count(), nt),
+        points(pts),
+        // The samples step by step: a step reads one row, not one sample a point a trace's
+        // length apart (with thousands of points, a page each).
+        by_step(transposed<T>(traces, static_cast<size_t>(pts.count()), static_cast<size_t>(nt))),
+        coef(std::move(coef)) {
     // The entries grouped by the cell they add into, each cell's in the points' order: a
     // thread a cell adds them in the order one thread adding point after point would (the
     // same sums, bit for bit), and the points of a large spread (a migration's receivers)
@@ -79,20 +91,9 @@ class CpuReceivers final : public Receivers {
         by_step(huge_vector<double>(static_cast<size_t>(pts.count()) * nt)) {}
   // [points][nt] from the rows the steps wrote.
   std::vector<double> traces() const override {
-    const size_t np = static_cast<size_t>(count()), nt = static_cast<size_t>(this->nt());
-    std::vector<double> out = huge_vector<double>(np * nt);
-    constexpr size_t kBlock = 64;  // transposed in 64 x 64 tiles (both sides' cache lines used)
-#pragma omp parallel for collapse(2) schedule(static)
-    for (size_t p0 = 0; p0 < np; p0 += kBlock)
-      for (size_t n0 = 0; n0 < nt; n0 += kBlock)
-        for (size_t p = p0; p < std::min(np, p0 + kBlock); ++p)
-          for (size_t n = n0; n < std::min(nt, n0 + kBlock); ++n)
-            out[p * nt + n] = by_step[n * np + p];
-    return out;
+    return transposed<double>(by_step, static_cast<size_t>(nt()), static_cast<size_t>(count()));
   }
-  void clear() override {
-    std::fill(by_step.begin(), by_step.end(), 0.0);
-  }
+  void clear() override { std::fill(by_step.begin(), by_step.end(), 0.0); }
   SparsePoints points;
   std::vector<double> by_step;  // [nt][points]: a step writes one row
 };
