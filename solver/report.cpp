@@ -197,7 +197,7 @@ void PhaseClock::mark(const std::string& phase) {
 
 nlohmann::json PhaseClock::json() const {
   nlohmann::json j = phases_;
-  j["total"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  j["total"] = seconds_since(start_);
   return j;
 }
 

@@ -118,9 +118,6 @@ ShotTimes run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
   int taken = 0;
   ShotTimes times;
   using clock = std::chrono::steady_clock;
-  const auto since = [](clock::time_point t0) {
-    return std::chrono::duration<double>(clock::now() - t0).count();
-  };
   // A message: the shot, then what run returned.
   const auto take_message = [&](std::vector<double> m) {
     const auto t0 = clock::now();
@@ -128,7 +125,7 @@ ShotTimes run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
     m.erase(m.begin());
     take(k, std::move(m));
     ++taken;
-    times.taking += since(t0);
+    times.taking += seconds_since(t0);
   };
   bool first = true;
   int next_serial = 0;
@@ -141,7 +138,7 @@ ShotTimes run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
       if (k < 0 && leader) {
         const auto t0 = clock::now();
         k = static_cast<int>(counter.fetch_add()) + 1;
-        times.waited += since(t0);
+        times.waited += seconds_since(t0);
       }
       group.broadcast(k, 0);
     }
@@ -149,7 +146,7 @@ ShotTimes run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
     if (k >= nshots) break;
     const auto t0 = clock::now();
     std::vector<double> m = run(k);
-    times.running += since(t0);
+    times.running += seconds_since(t0);
     if (!leader) continue;
     m.insert(m.begin(), double(k));
     if (writer) {
@@ -164,7 +161,7 @@ ShotTimes run_shots(parallel::Comm& world, const RankLayout& ranks, int nshots,
     while (taken < nshots) {
       const auto t0 = clock::now();
       std::vector<double> m = world.receive(kShotTag);
-      times.taking += since(t0);
+      times.taking += seconds_since(t0);
       take_message(std::move(m));
     }
   world.finish_posts();
@@ -477,7 +474,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
   const ShotTimes shot_times =
       run_shots(world, ranks, static_cast<int>(todo.size()), run_shot,
                 [&](int, std::vector<double> m) { take(ShotMessage::unpack(m)); });
-  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  s.seconds = seconds_since(t0);
   clock.mark("shots");
   world.barrier();  // every rank has finished its shots before the files are closed
   // Each rank's time in its time loops, its stream's wait for the neighbours' faces (a slow
