@@ -17,8 +17,9 @@
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
 #              contract on the GPU and the diagnostics
-#   bench      copy bandwidth; `seisfd bench` of BENCH_PHYSICS (default acoustic,vti,tti) at
-#              orders 4, 8, 16 and BENCH_SIZES (default 512), results in $OUT/results
+#   bench      copy bandwidth; `seisfd bench` of BENCH_PHYSICS_LIST (default acoustic vti tti) at
+#              BENCH_ORDERS (4,8,16) and BENCH_SIZES (default 512), results in $OUT/results;
+#              BENCH_VARIANTS: only these (--variants); BENCH_REPEATS: the whole table that often
 #   runs       whole runs: 2000 steps of configs/bench_512_o8.toml and the shipped quickstart,
 #              vti_layered and tti_salt, twice each, with their report numbers
 #   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
@@ -245,7 +246,8 @@ step_sanitize() {
 bench_with() {  # bench_with BINARY LABEL
   local bin=$1 label=$2
   for ph in ${BENCH_PHYSICS_LIST:-acoustic vti tti}; do
-    timeout ${BENCH_S:-200} "$bin" bench --physics "$ph" --orders 4,8,16 \
+    timeout ${BENCH_S:-200} "$bin" bench --physics "$ph" --orders "${BENCH_ORDERS:-4,8,16}" \
+      ${BENCH_VARIANTS:+--variants "$BENCH_VARIANTS"} \
       --sizes "${BENCH_SIZES:-512}" --steps 20 --repeats 7 --out "$OUT/results/$label" \
       > "/tmp/bench_$label.log" 2>&1
     echo "bench $label $ph rc=$?" | tee -a "$S"
@@ -263,7 +265,7 @@ step_bench() {
     bench_with build/baseline/app/seisfd baseline
   fi
   log "bench"
-  bench_with $B/app/seisfd new
+  for rep in $(seq ${BENCH_REPEATS:-1}); do bench_with $B/app/seisfd new; done
 }
 
 report() {  # report LABEL REPORT_JSON

@@ -378,6 +378,8 @@ INSTANTIATE_TEST_SUITE_P(
                       GpuDotCase{Physics::kTti, 8, true, "smem_ring"},
                       GpuDotCase{Physics::kTti, 8, false, "smem_ring"},
                       GpuDotCase{Physics::kTti, 16, true, "smem_ring"},
+                      GpuDotCase{Physics::kTti, 4, false, "smem_ring_y2"},
+                      GpuDotCase{Physics::kTti, 6, true, "smem_ring_y2"},
                       GpuDotCase{Physics::kVti, 8, true, "smem_regqueue", ModelPrecision::kFp16},
                       GpuDotCase{Physics::kVti, 4, false, "smem_regqueue",
                                  ModelPrecision::kFixed16},

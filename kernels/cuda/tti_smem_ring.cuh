@@ -1,5 +1,6 @@
 // tti/oN/smem_ring: the z-marching kernel of the TTI update (docs/physics.md §4), both fields in
-// one pass, one cell per thread, a 32 x TY xy tile per block (TY = 16 up to order 8, 8 above).
+// one pass, a 32 x TY xy tile per block: one cell per thread (TY = 16 up to order 8, 8 above), or
+// two cells a thread adjacent in y (CY = 2: TY = 24, 384 threads; tti/oN/smem_ring_y2).
 //
 // The operator is kernels/reference/anisotropic.hpp's split discretization: H_z f = sum_a
 // d_a(n_a^2 d_a f) (symmetric narrow form) + sum_a D1_a g_a with g_a = n_a sum_{b != a} n_b t_b,
@@ -58,11 +59,16 @@
 namespace seisfd {
 namespace {
 
-template <int R>
+// CY: cells a thread computes, adjacent in y (the y stencils' loads of the CY cells shared, the
+// per-plane work of a thread spread over CY cells).
+template <int R, int CY = 1>
 struct TtiShape {
+  static constexpr int kCY = CY;
   static constexpr int kTX = 32;
-  static constexpr int kTY = R <= 4 ? 16 : 8;
-  static constexpr int kThreads = kTX * kTY;
+  static_assert(CY == 1 || (CY == 2 && R <= 4), "two cells a thread up to order 8");
+  static constexpr int kTYT = CY == 1 ? (R <= 4 ? 16 : 8) : 12;  // thread rows
+  static constexpr int kTY = kTYT * CY;                          // tile rows
+  static constexpr int kThreads = kTX * kTYT;
   static constexpr int kRP = (R + 3) / 4 * 4;  // x halo, whole float4s
   static constexpr int kW = kTX + 2 * kRP;     // rectangle row, floats
   static constexpr int kW4 = kW / 4;
@@ -76,9 +82,9 @@ struct TtiShape {
   static constexpr int kTaskRounds = (kTasks + kThreads - 1) / kThreads;
 };
 
-template <int R>
+template <int R, int CY = 1>
 struct TtiSmem {
-  using S = TtiShape<R>;
+  using S = TtiShape<R, CY>;
   float ring[S::kSlots][2][S::kRect];
   float n[2][3][S::kRect];  // z, y, x components of plane c (buffer c & 1)
   float gx[2][S::kTY][S::kW];
@@ -119,21 +125,22 @@ __device__ __forceinline__ float g_axis(float na, float nb, float tb, float nc, 
 // slot freed next is the one of plane c - R, so advancing a plane is a rotation of addresses. The
 // copies a thread issues and the halo task it computes are decoded once, before the loop
 // (bench/NOTES.md counts what each of these saved).
-template <int R, bool kT, bool kImage, bool kDiag, ModelPrecision P = ModelPrecision::kFp32>
-__global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
+template <int R, bool kT, bool kImage, bool kDiag, ModelPrecision P = ModelPrecision::kFp32,
+          int CY = 1>
+__global__ void __launch_bounds__(TtiShape<R, CY>::kThreads, 1)
     tti_smem_ring_kernel(const TtiParams<R> p, const cuda::AnisoFields f, const float* u,
                          const float* w, const FusedImaging im, cuda::DiagAccum* acc,
                          const CompactMediumView cm) {
   // u, w: the fields the stencils act on (p, q forward; X, Y transposed); f.g is not used.
   static_assert(P == ModelPrecision::kFp32 || !kT, "the transposed launch reads fp32");
   constexpr bool kCompact = P != ModelPrecision::kFp32;
-  using S = TtiShape<R>;
+  using S = TtiShape<R, CY>;
   constexpr int kW = S::kW, kRP = S::kRP, kSl = S::kSlots, kRect = S::kRect;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  TtiSmem<R>& sm = *reinterpret_cast<TtiSmem<R>*>(smem_raw);
+  TtiSmem<R, CY>& sm = *reinterpret_cast<TtiSmem<R, CY>*>(smem_raw);
 
   const int t = threadIdx.x;
-  const int tx = t % S::kTX, ty = t / S::kTX;
+  const int tx = t % S::kTX, ty = t / S::kTX * CY;  // ty: the tile row of the first own cell
   const int bx = blockIdx.x % p.tiles_x, by = blockIdx.x / p.tiles_x;
   const int x0 = p.x_base + bx * S::kTX;
   const int y0 = p.begin[1] + by * S::kTY;
@@ -143,11 +150,18 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   const int64_t sz = p.l.sz;
   const int sy = static_cast<int>(p.l.sy);
 
-  const int gx = x0 + tx, gy = y0 + ty;
-  const bool own_ok = gx < p.l.nx && gy < p.l.ny;
-  const bool in_region = own_ok && gy < p.end[1] && gx >= p.begin[2] && gx < p.end[2];
-  const int own = own_ok ? gy * sy + gx : 0;
-  const int cidx = (ty + R) * kW + kRP + tx;  // the own cell in the rectangle
+  // The own cells j = 0 .. CY - 1: rows ty + j of the tile, kW floats apart in the rectangle.
+  const int gx = x0 + tx;
+  bool own_ok[CY], in_region[CY];
+  int own[CY];
+#pragma unroll
+  for (int j = 0; j < CY; ++j) {
+    const int gy = y0 + ty + j;
+    own_ok[j] = gx < p.l.nx && gy < p.l.ny;
+    in_region[j] = own_ok[j] && gy < p.end[1] && gx >= p.begin[2] && gx < p.end[2];
+    own[j] = own_ok[j] ? gy * sy + gx : 0;
+  }
+  const int cidx = (ty + R) * kW + kRP + tx;  // the first own cell in the rectangle
 
   // The float4 copies this thread issues each plane, ring (u and w: 2 kRect4 a plane) and axis
   // (3 kRect4) apart: source (the array at plane 0 plus the offset in the plane; -1: none, or
@@ -265,8 +279,13 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   unsigned fill = cuda::smem_addr(&sm.ring[R + 1][0][cidx]);
   auto sptr = [&](unsigned a) { return reinterpret_cast<const float*>(smem_raw + (a - sbase)); };
 
-  float gxy = 0.0f;
-  if (p.sponge.on) gxy = cuda::sponge_axis(p.sponge, 1, gy) + cuda::sponge_axis(p.sponge, 2, gx);
+  float gxy[CY];
+#pragma unroll
+  for (int j = 0; j < CY; ++j) {
+    gxy[j] = 0.0f;
+    if (p.sponge.on)
+      gxy[j] = cuda::sponge_axis(p.sponge, 1, y0 + ty + j) + cuda::sponge_axis(p.sponge, 2, gx);
+  }
 
   // Prologue: the ring planes zb - R .. zb (slots 0 .. R) and the axis plane zb - R.
   issue(zc[R], zb - R, zb - R);
@@ -274,25 +293,30 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
 #pragma unroll
   for (int i = 1; i <= R; ++i) issue(zc[R + i], zb - R + i, zlast + 1);
 
-  // a_z along z at the own column: az[R + d] = n_z^2 of plane c + d.
-  float az[2 * R + 1];
+  // a_z along z at each own column: az[j][R + d] = n_z^2 of plane c + d.
+  float az[CY][2 * R + 1];
 #pragma unroll
-  for (int i = 0; i <= 2 * R; ++i) {
-    const int z = zb - 2 * R + i;
-    float v = 0.0f;
-    if (own_ok && z >= zb - R && z <= zlast) {
-      if constexpr (kCompact) {
-        v = cuda::ld_code<P>(cm, kAxisZ, z * sz + own);
-      } else {
-        v = __ldg(f.n[0] + z * sz + own);
+  for (int j = 0; j < CY; ++j) {
+#pragma unroll
+    for (int i = 0; i <= 2 * R; ++i) {
+      const int z = zb - 2 * R + i;
+      float v = 0.0f;
+      if (own_ok[j] && z >= zb - R && z <= zlast) {
+        if constexpr (kCompact) {
+          v = cuda::ld_code<P>(cm, kAxisZ, z * sz + own[j]);
+        } else {
+          v = __ldg(f.n[0] + z * sz + own[j]);
+        }
       }
+      az[j][i] = v * v;
     }
-    az[i] = v * v;
   }
   // Partial results of the planes c - R .. c + R: s1 = lap u - H_z u, s2 = H_z w.
-  float s1[2 * R + 1], s2[2 * R + 1];
+  float s1[CY][2 * R + 1], s2[CY][2 * R + 1];
 #pragma unroll
-  for (int i = 0; i <= 2 * R; ++i) s1[i] = s2[i] = 0.0f;
+  for (int j = 0; j < CY; ++j)
+#pragma unroll
+    for (int i = 0; i <= 2 * R; ++i) s1[j][i] = s2[j][i] = 0.0f;
 
   cuda::DiagPartial diag;
 #pragma unroll 1
@@ -304,43 +328,46 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
     const bool out = c >= zb && c < ze;  // c is an output plane: its own terms are computed
     const int o = c - R;                 // the plane updated this iteration
     const bool fin = o >= zb;
-    const int64_t at = static_cast<int64_t>(o) * sz + own;
-    float pp = 0.f, qp = 0.f, vv = 0.f, ee = 0.f, dd = 0.f, pcg = 0.f, qcg = 0.f;
-    if (fin && in_region) {
-      pp = __ldcs(f.p_prev + at);
-      qp = __ldcs(f.q_prev + at);
-      if constexpr (kCompact) {
-        vv = cuda::ld_code<P>(cm, kVdt2, at);
-        dd = cuda::ld_code<P>(cm, kD, at);
-        ee = cuda::e_from_g(dd, cuda::ld_code<P>(cm, kE, at));
-      } else {
-        vv = __ldg(f.vdt2 + at);
-        if constexpr (!kT) {
-          ee = __ldg(f.E + at);
-          dd = __ldg(f.D + at);
+    float pp[CY], qp[CY], vv[CY], ee[CY], dd[CY], pcg[CY], qcg[CY], nz_next[CY];
+#pragma unroll
+    for (int j = 0; j < CY; ++j) {
+      pp[j] = qp[j] = vv[j] = ee[j] = dd[j] = pcg[j] = qcg[j] = nz_next[j] = 0.f;
+      const int64_t at = static_cast<int64_t>(o) * sz + own[j];
+      if (fin && in_region[j]) {
+        pp[j] = __ldcs(f.p_prev + at);
+        qp[j] = __ldcs(f.q_prev + at);
+        if constexpr (kCompact) {
+          vv[j] = cuda::ld_code<P>(cm, kVdt2, at);
+          dd[j] = cuda::ld_code<P>(cm, kD, at);
+          ee[j] = cuda::e_from_g(dd[j], cuda::ld_code<P>(cm, kE, at));
         } else {
-          pcg = __ldg(f.p_cur + at);
-          qcg = __ldg(f.q_cur + at);
+          vv[j] = __ldg(f.vdt2 + at);
+          if constexpr (!kT) {
+            ee[j] = __ldg(f.E + at);
+            dd[j] = __ldg(f.D + at);
+          } else {
+            pcg[j] = __ldg(f.p_cur + at);
+            qcg[j] = __ldg(f.q_cur + at);
+          }
+        }
+      }
+      if (own_ok[j] && c + R + 1 <= zlast) {
+        if constexpr (kCompact) {
+          nz_next[j] = cuda::ld_code<P>(cm, kAxisZ, (c + R + 1) * sz + own[j]);
+        } else {
+          nz_next[j] = __ldg(f.n[0] + (c + R + 1) * sz + own[j]);
         }
       }
     }
-    float nz_next = 0.0f;
-    if (own_ok && c + R + 1 <= zlast) {
-      if constexpr (kCompact) {
-        nz_next = cuda::ld_code<P>(cm, kAxisZ, (c + R + 1) * sz + own);
-      } else {
-        nz_next = __ldg(f.n[0] + (c + R + 1) * sz + own);
-      }
-    }
 
-    const float* C = sptr(zc[R]);  // u of the own cell in plane c; w at + kRect
+    const float* C = sptr(zc[R]);  // u of the first own cell in plane c; w at + kRect
     const float* Nz = &sm.n[c & 1][0][0];
     const float* Ny = Nz + kRect;
     const float* Nx = Ny + kRect;
     const bool surface_row = p.free_surface && c == p.surface;
 
-    float gzu, gzw;  // g_z of u and w at the own cell of plane c
-    float own_u = 0.f, own_w = 0.f;
+    float gzu[CY], gzw[CY];  // g_z of u and w at the own cells of plane c
+    float own_u[CY], own_w[CY];
     if (out) {
       // g_x on the x halo (t along y), g_y on the y halo (t along x); t_z through the ring.
       auto task = [&](auto xt, int idx, float* g0) {
@@ -376,133 +403,170 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
         }
       }
 
-      // The own cell: t, the diagonal terms and the Laplacian (u) of both fields, each second
+      // The own cells: t, the diagonal terms and the Laplacian (u) of both fields, each second
       // difference taken as differences from the centre first (summing the neighbours first and
       // cancelling at the end costs 3-10x the fp32 rounding error at high orders: bench/NOTES.md).
-      const float uc = C[0], wc = C[kRect];
-      const float nzc = Nz[cidx], nyc = Ny[cidx], nxc = Nx[cidx];
-      const float axc = nxc * nxc, ayc = nyc * nyc, azc = az[R];
-      float txu = 0.f, tyu = 0.f, tzu = 0.f, txw = 0.f, tyw = 0.f, tzw = 0.f;
-      float dxu = 0.f, dyu = 0.f, dzu = 0.f, dxw = 0.f, dyw = 0.f, dzw = 0.f, lap = 0.f;
+      // The CY cells read the same shared-memory words where their y stencils overlap (one load).
+      float txu[CY], tyu[CY], tzu[CY], txw[CY], tyw[CY], tzw[CY], nzs[CY], nys[CY], nxs[CY];
 #pragma unroll
-      for (int k = 1; k <= R; ++k) {
-        {  // x
-          const float ap = Nx[cidx + k] * Nx[cidx + k], am = Nx[cidx - k] * Nx[cidx - k];
-          const float up = C[k], um = C[-k], wp = C[kRect + k], wm = C[kRect - k];
-          txu = d1_term(p.w1[2][k], up - um, txu);
-          txw = d1_term(p.w1[2][k], wp - wm, txw);
-          dxu += p.w2[2][k] * ((axc + ap) * (up - uc) - (am + axc) * (uc - um));
-          dxw += p.w2[2][k] * ((axc + ap) * (wp - wc) - (am + axc) * (wc - wm));
-          lap += p.w2[2][k] * (up - 2.0f * uc + um);
+      for (int j = 0; j < CY; ++j) {
+        const int cj = cidx + j * kW, oj = j * kW;
+        const float uc = C[oj], wc = C[kRect + oj];
+        const float nzc = Nz[cj], nyc = Ny[cj], nxc = Nx[cj];
+        nzs[j] = nzc;
+        nys[j] = nyc;
+        nxs[j] = nxc;
+        const float axc = nxc * nxc, ayc = nyc * nyc, azc = az[j][R];
+        float dxu = 0.f, dyu = 0.f, dzu = 0.f, dxw = 0.f, dyw = 0.f, dzw = 0.f, lap = 0.f;
+        txu[j] = tyu[j] = tzu[j] = txw[j] = tyw[j] = tzw[j] = 0.f;
+#pragma unroll
+        for (int k = 1; k <= R; ++k) {
+          {  // x
+            const float ap = Nx[cj + k] * Nx[cj + k], am = Nx[cj - k] * Nx[cj - k];
+            const float up = C[oj + k], um = C[oj - k], wp = C[kRect + oj + k],
+                        wm = C[kRect + oj - k];
+            txu[j] = d1_term(p.w1[2][k], up - um, txu[j]);
+            txw[j] = d1_term(p.w1[2][k], wp - wm, txw[j]);
+            const float dpu = up - uc, dmu = uc - um;
+            dxu += p.w2[2][k] * ((axc + ap) * dpu - (am + axc) * dmu);
+            dxw += p.w2[2][k] * ((axc + ap) * (wp - wc) - (am + axc) * (wc - wm));
+            lap += p.w2[2][k] * (dpu - dmu);
+          }
+          {  // y
+            const int o1 = k * kW;
+            const float ap = Ny[cj + o1] * Ny[cj + o1], am = Ny[cj - o1] * Ny[cj - o1];
+            const float up = C[oj + o1], um = C[oj - o1], wp = C[kRect + oj + o1],
+                        wm = C[kRect + oj - o1];
+            tyu[j] = d1_term(p.w1[1][k], up - um, tyu[j]);
+            tyw[j] = d1_term(p.w1[1][k], wp - wm, tyw[j]);
+            const float dpu = up - uc, dmu = uc - um;
+            dyu += p.w2[1][k] * ((ayc + ap) * dpu - (am + ayc) * dmu);
+            dyw += p.w2[1][k] * ((ayc + ap) * (wp - wc) - (am + ayc) * (wc - wm));
+            lap += p.w2[1][k] * (dpu - dmu);
+          }
+          {  // z
+            const float ap = az[j][R + k], am = az[j][R - k];
+            const float* zp = sptr(zc[R + k]);
+            const float* zm = sptr(zc[R - k]);
+            const float up = zp[oj], um = zm[oj], wp = zp[kRect + oj], wm = zm[kRect + oj];
+            tzu[j] = d1_term(p.w1[0][k], up - um, tzu[j]);
+            tzw[j] = d1_term(p.w1[0][k], wp - wm, tzw[j]);
+            const float dpu = up - uc, dmu = uc - um;
+            dzu += p.w2[0][k] * ((azc + ap) * dpu - (am + azc) * dmu);
+            dzw += p.w2[0][k] * ((azc + ap) * (wp - wc) - (am + azc) * (wc - wm));
+            lap += p.w2[0][k] * (dpu - dmu);
+          }
         }
-        {  // y
-          const int o1 = k * kW;
-          const float ap = Ny[cidx + o1] * Ny[cidx + o1], am = Ny[cidx - o1] * Ny[cidx - o1];
-          const float up = C[o1], um = C[-o1], wp = C[kRect + o1], wm = C[kRect - o1];
-          tyu = d1_term(p.w1[1][k], up - um, tyu);
-          tyw = d1_term(p.w1[1][k], wp - wm, tyw);
-          dyu += p.w2[1][k] * ((ayc + ap) * (up - uc) - (am + ayc) * (uc - um));
-          dyw += p.w2[1][k] * ((ayc + ap) * (wp - wc) - (am + ayc) * (wc - wm));
-          lap += p.w2[1][k] * (up - 2.0f * uc + um);
-        }
-        {  // z
-          const float ap = az[R + k], am = az[R - k];
-          const float* zp = sptr(zc[R + k]);
-          const float* zm = sptr(zc[R - k]);
-          const float up = zp[0], um = zm[0], wp = zp[kRect], wm = zm[kRect];
-          tzu = d1_term(p.w1[0][k], up - um, tzu);
-          tzw = d1_term(p.w1[0][k], wp - wm, tzw);
-          dzu += p.w2[0][k] * ((azc + ap) * (up - uc) - (am + azc) * (uc - um));
-          dzw += p.w2[0][k] * ((azc + ap) * (wp - wc) - (am + azc) * (wc - wm));
-          lap += p.w2[0][k] * (up - 2.0f * uc + um);
-        }
+        gzu[j] = g_axis(nzc, nyc, tyu[j], nxc, txu[j]);
+        gzw[j] = g_axis(nzc, nyc, tyw[j], nxc, txw[j]);
+        own_u[j] = lap - 0.5f * (dzu + dyu + dxu);
+        own_w[j] = 0.5f * (dzw + dyw + dxw);
       }
-      sm.gx[0][ty][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzu, nyc, tyu);
-      sm.gx[1][ty][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzw, nyc, tyw);
-      sm.gy[0][ty + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzu, nxc, txu);
-      sm.gy[1][ty + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzw, nxc, txw);
-      gzu = g_axis(nzc, nyc, tyu, nxc, txu);
-      gzw = g_axis(nzc, nyc, tyw, nxc, txw);
-      own_u = lap - 0.5f * (dzu + dyu + dxu);
-      own_w = 0.5f * (dzw + dyw + dxw);
+      // The stores after every cell's loads (a load after a store is not shared between cells).
+#pragma unroll
+      for (int j = 0; j < CY; ++j) {
+        const float nzc = nzs[j], nyc = nys[j], nxc = nxs[j];
+        sm.gx[0][ty + j][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzu[j], nyc, tyu[j]);
+        sm.gx[1][ty + j][kRP + tx] = surface_row ? 0.f : g_axis(nxc, nzc, tzw[j], nyc, tyw[j]);
+        sm.gy[0][ty + j + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzu[j], nxc, txu[j]);
+        sm.gy[1][ty + j + R][tx] = surface_row ? 0.f : g_axis(nyc, nzc, tzw[j], nxc, txw[j]);
+      }
     } else {
-      // A plane outside the chunk's outputs: g_z of the own cell only.
-      float txu = 0.f, tyu = 0.f, txw = 0.f, tyw = 0.f;
+      // A plane outside the chunk's outputs: g_z of the own cells only.
 #pragma unroll
-      for (int k = 1; k <= R; ++k) {
-        txu = d1_term(p.w1[2][k], C[k] - C[-k], txu);
-        txw = d1_term(p.w1[2][k], C[kRect + k] - C[kRect - k], txw);
-        tyu = d1_term(p.w1[1][k], C[k * kW] - C[-k * kW], tyu);
-        tyw = d1_term(p.w1[1][k], C[kRect + k * kW] - C[kRect - k * kW], tyw);
+      for (int j = 0; j < CY; ++j) {
+        const int cj = cidx + j * kW, oj = j * kW;
+        float txu = 0.f, tyu = 0.f, txw = 0.f, tyw = 0.f;
+#pragma unroll
+        for (int k = 1; k <= R; ++k) {
+          txu = d1_term(p.w1[2][k], C[oj + k] - C[oj - k], txu);
+          txw = d1_term(p.w1[2][k], C[kRect + oj + k] - C[kRect + oj - k], txw);
+          tyu = d1_term(p.w1[1][k], C[oj + k * kW] - C[oj - k * kW], tyu);
+          tyw = d1_term(p.w1[1][k], C[kRect + oj + k * kW] - C[kRect + oj - k * kW], tyw);
+        }
+        const float nzc = Nz[cj], nyc = Ny[cj], nxc = Nx[cj];
+        gzu[j] = g_axis(nzc, nyc, tyu, nxc, txu);
+        gzw[j] = g_axis(nzc, nyc, tyw, nxc, txw);
+        own_u[j] = own_w[j] = 0.f;
       }
-      const float nzc = Nz[cidx], nyc = Ny[cidx], nxc = Nx[cidx];
-      gzu = g_axis(nzc, nyc, tyu, nxc, txu);
-      gzw = g_axis(nzc, nyc, tyw, nxc, txw);
     }
-    // The current levels of the plane updated now (forward: from the ring, whose slot of plane
+    // The current levels of the planes updated now (forward: from the ring, whose slot of plane
     // o is not the one being filled).
-    float pc = pcg, qc = qcg;
-    if constexpr (!kT) {
-      pc = sptr(zc[0])[0];
-      qc = sptr(zc[0])[kRect];
+    float pc[CY], qc[CY];
+#pragma unroll
+    for (int j = 0; j < CY; ++j) {
+      pc[j] = pcg[j];
+      qc[j] = qcg[j];
+      if constexpr (!kT) {
+        pc[j] = sptr(zc[0])[j * kW];
+        qc[j] = sptr(zc[0])[kRect + j * kW];
+      }
     }
     __syncthreads();  // g_x, g_y of plane c complete
     if constexpr (kCompact) land_axis();
 
     if (out) {
-      float dgu = 0.f, dgw = 0.f;
+#pragma unroll
+      for (int j = 0; j < CY; ++j) {
+        const int yj = ty + j;
+        float dgu = 0.f, dgw = 0.f;
+#pragma unroll
+        for (int k = 1; k <= R; ++k) {
+          dgu += p.w1[2][k] * (sm.gx[0][yj][kRP + tx + k] - sm.gx[0][yj][kRP + tx - k]);
+          dgw += p.w1[2][k] * (sm.gx[1][yj][kRP + tx + k] - sm.gx[1][yj][kRP + tx - k]);
+          dgu += p.w1[1][k] * (sm.gy[0][yj + R + k][tx] - sm.gy[0][yj + R - k][tx]);
+          dgw += p.w1[1][k] * (sm.gy[1][yj + R + k][tx] - sm.gy[1][yj + R - k][tx]);
+        }
+        s1[j][R] += own_u[j] - dgu;
+        s2[j][R] += own_w[j] + dgw;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < CY; ++j) {
+      // D1_z g_z: g_z(c) enters the plane c - k with +w1_k and the plane c + k with -w1_k
+      // (s1 holds minus H_z u).
 #pragma unroll
       for (int k = 1; k <= R; ++k) {
-        dgu += p.w1[2][k] * (sm.gx[0][ty][kRP + tx + k] - sm.gx[0][ty][kRP + tx - k]);
-        dgw += p.w1[2][k] * (sm.gx[1][ty][kRP + tx + k] - sm.gx[1][ty][kRP + tx - k]);
-        dgu += p.w1[1][k] * (sm.gy[0][ty + R + k][tx] - sm.gy[0][ty + R - k][tx]);
-        dgw += p.w1[1][k] * (sm.gy[1][ty + R + k][tx] - sm.gy[1][ty + R - k][tx]);
+        const float bu = p.w1[0][k] * gzu[j], bw = p.w1[0][k] * gzw[j];
+        s1[j][R - k] -= bu;
+        s1[j][R + k] += bu;
+        s2[j][R - k] += bw;
+        s2[j][R + k] -= bw;
       }
-      s1[R] += own_u - dgu;
-      s2[R] += own_w + dgw;
-    }
-    // D1_z g_z: g_z(c) enters the plane c - k with +w1_k and the plane c + k with -w1_k
-    // (s1 holds minus H_z u).
-#pragma unroll
-    for (int k = 1; k <= R; ++k) {
-      const float bu = p.w1[0][k] * gzu, bw = p.w1[0][k] * gzw;
-      s1[R - k] -= bu;
-      s1[R + k] += bu;
-      s2[R - k] += bw;
-      s2[R + k] -= bw;
-    }
 
-    if (fin && in_region) {
-      const float h0 = s1[0], hz = s2[0];
-      float fp = h0, fq = hz;
-      if constexpr (!kT) {
-        fp = ee * h0 + dd * hz;
-        fq = dd * h0 + hz;
+      if (fin && in_region[j]) {
+        const int64_t at = static_cast<int64_t>(o) * sz + own[j];
+        const float h0 = s1[j][0], hz = s2[j][0];
+        float fp = h0, fq = hz;
+        if constexpr (!kT) {
+          fp = ee[j] * h0 + dd[j] * hz;
+          fq = dd[j] * h0 + hz;
+        }
+        float pn, qn;
+        if (p.sponge.on) {  // one reciprocal for both fields
+          const float g = cuda::sponge_axis(p.sponge, 0, o) + gxy[j];
+          const float r = __frcp_rn(1.0f + g);
+          pn = (2.0f * pc[j] - (1.0f - g) * pp[j] + vv[j] * fp) * r;
+          qn = (2.0f * qc[j] - (1.0f - g) * qp[j] + vv[j] * fq) * r;
+        } else {
+          pn = 2.0f * pc[j] - pp[j] + vv[j] * fp;
+          qn = 2.0f * qc[j] - qp[j] + vv[j] * fq;
+        }
+        f.p_next[at] = pn;
+        f.q_next[at] = qn;
+        if constexpr (kImage) cuda::image_cell(im, at, vv[j] * fp, vv[j] * fq, pc[j]);
+        if constexpr (kDiag) diag.add(pc[j], at);
       }
-      float pn, qn;
-      if (p.sponge.on) {  // one reciprocal for both fields
-        const float g = cuda::sponge_axis(p.sponge, 0, o) + gxy;
-        const float r = __frcp_rn(1.0f + g);
-        pn = (2.0f * pc - (1.0f - g) * pp + vv * fp) * r;
-        qn = (2.0f * qc - (1.0f - g) * qp + vv * fq) * r;
-      } else {
-        pn = 2.0f * pc - pp + vv * fp;
-        qn = 2.0f * qc - qp + vv * fq;
-      }
-      f.p_next[at] = pn;
-      f.q_next[at] = qn;
-      if constexpr (kImage) cuda::image_cell(im, at, vv * fp, vv * fq, pc);
-      if constexpr (kDiag) diag.add(pc, at);
-    }
 
 #pragma unroll
-    for (int i = 0; i < 2 * R; ++i) {
-      s1[i] = s1[i + 1];
-      s2[i] = s2[i + 1];
-      az[i] = az[i + 1];
+      for (int i = 0; i < 2 * R; ++i) {
+        s1[j][i] = s1[j][i + 1];
+        s2[j][i] = s2[j][i + 1];
+        az[j][i] = az[j][i + 1];
+      }
+      s1[j][2 * R] = s2[j][2 * R] = 0.0f;
+      az[j][2 * R] = nz_next[j] * nz_next[j];
     }
-    s1[2 * R] = s2[2 * R] = 0.0f;
-    az[2 * R] = nz_next * nz_next;
     // Advance the ring a plane: the slot of c - R is the next one filled.
     const unsigned landed = fill;
     fill = zc[0];
@@ -512,6 +576,79 @@ __global__ void __launch_bounds__(TtiShape<R>::kThreads, 1)
   }
   cuda::cp_async_wait<0>();
   if constexpr (kDiag) cuda::block_commit<S::kThreads>(diag, acc);
+}
+
+}  // namespace
+
+// The forward kernel of radius R reading the medium in precision p (not fp32), with or without
+// the fused diagnostics (kernels/cuda/tti_smem_ring_compact.cu; one cell a thread).
+const void* tti_smem_ring_compact_kernel(int R, ModelPrecision p, bool diag);
+
+namespace {
+
+// The launch of the variant with CY cells a thread (tti/oN/smem_ring: 1, smem_ring_y2: 2).
+template <int R, int CY, bool kT>
+void tti_smem_ring_launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx,
+                          const char* name) {
+  using S = TtiShape<R, CY>;
+  const auto st = static_cast<cudaStream_t>(ctx.stream);
+  cuda::AnisoFields f = cuda::AnisoFields::from(a);
+  const float* u = f.p_cur;
+  const float* w = f.q_cur;
+  if constexpr (kT) {
+    u = a.scratch[0];
+    w = a.scratch[1];
+    cuda::launch_transposed_inputs(s, a, a.scratch[0], a.scratch[1], st);
+  }
+  // The ring and the axis buffers are filled by 16-byte copies.
+  for (const float* ptr : {u, w, f.n[0], f.n[1], f.n[2]})
+    if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
+      throw std::invalid_argument(std::string(name) + ": field pointers must be 16-byte aligned");
+  TtiParams<R> p{};
+  static_cast<cuda::AnisoParams<R>&>(p) = cuda::AnisoParams<R>::from(s);
+  const cuda::TileGrid tg = cuda::tile_grid(s, S::kTX, S::kTY);
+  p.x_base = tg.x_base;
+  p.tiles_x = tg.tiles_x;
+  const int tiles_y = tg.tiles_y;
+  const int nzu = s.end[0] - s.begin[0];
+
+  cuda::DiagAccum* acc = a.diag;
+  const void* kernel;
+  if constexpr (!kT) {
+    bool compact = false;  // CY = 2 reads the fp32 copy of the rounded values
+    if constexpr (CY == 1) compact = a.compact.on();
+    if (compact) {
+      for (int k = 0; k < kMaxMediumArrays; ++k)
+        if (reinterpret_cast<uintptr_t>(a.compact.code[k]) % 8 != 0)
+          throw std::invalid_argument(std::string(name) +
+                                      ": compact medium must be 8-byte aligned");
+      kernel = tti_smem_ring_compact_kernel(R, a.compact.precision, acc != nullptr);
+    } else {
+      kernel = acc ? reinterpret_cast<const void*>(
+                         &tti_smem_ring_kernel<R, false, false, true, ModelPrecision::kFp32, CY>)
+                   : reinterpret_cast<const void*>(
+                         &tti_smem_ring_kernel<R, false, false, false, ModelPrecision::kFp32, CY>);
+    }
+  } else {
+    // The diagnostics of this step's p by the separate kernel.
+    if (acc) cuda::launch_diagnostics(a.cur[0], s, acc, st);
+    acc = nullptr;
+    kernel = a.imaging.on()
+                 ? reinterpret_cast<const void*>(
+                       &tti_smem_ring_kernel<R, true, true, false, ModelPrecision::kFp32, CY>)
+                 : reinterpret_cast<const void*>(
+                       &tti_smem_ring_kernel<R, true, false, false, ModelPrecision::kFp32, CY>);
+  }
+  const size_t smem = sizeof(TtiSmem<R, CY>);
+  // Each chunk runs 2R iterations beyond its planes; they compute g_z only (about half a plane).
+  const int slots = cuda::resident_blocks(ctx.device, kernel, S::kThreads, smem);
+  p.zchunk = cuda::plan_z_chunk(p.tiles_x * tiles_y, nzu, slots, 1.0 * R);
+  const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
+  FusedImaging im = a.imaging;
+  CompactMediumView cm = a.compact;
+  void* args[] = {&p, &f, &u, &w, &im, &acc, &cm};
+  CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), args, smem, st));
+  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace

@@ -25,6 +25,8 @@ inline constexpr int kPreferenceAnisoNaive = 50;
 inline constexpr int kPreferenceVtiSmemRegqueue = 20;
 // tti: the z-marching ring kernel ahead of naive until measured (bench/NOTES.md).
 inline constexpr int kPreferenceTtiSmemRing = 20;
+// tti smem_ring_y2 (orders 2-6) ahead of smem_ring: measured faster at order 4 (bench/NOTES.md).
+inline constexpr int kPreferenceTtiSmemRingY2 = 19;
 
 // ---- smem_regqueue (kernels/cuda/acoustic_smem_regqueue.cuh) -------------------------------
 // Staged: the plane loads go through registers, issued Ahead steps before the step that uses
