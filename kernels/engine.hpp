@@ -120,6 +120,9 @@ class CellArray {
   virtual void upload(const std::vector<float>& values) = 0;  // size() values
   // In double: the CPU engine in fp64 keeps values that float would round.
   virtual std::vector<double> download() const = 0;
+  // In float, the precision of the images written: the GPU's arrays without a double copy (at
+  // 512^3 the largest temporaries of a migration's image path).
+  virtual std::vector<float> download_float() const = 0;
   virtual void zero() = 0;
 
  protected:

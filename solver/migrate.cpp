@@ -294,7 +294,14 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   // The shots stack in the engine's arrays (no per-shot download); a shot's own image is the
   // difference of the stack before and after it (downloaded only for migration.shot_images).
   for (auto* a : {cc.get(), il.get(), zl.get()}) a->zero();
-  std::vector<double> before(mc.shot_images ? nphys : 0, 0.0);
+  std::vector<float> before(mc.shot_images ? nphys : 0, 0.0f);
+  // A stack's physical cells on its group's rank 0 (empty elsewhere), in float: one rank a group
+  // takes the engine's array as it is, without the double copies a gather over ranks works in.
+  const auto physical_stack = [&](const CellArray& a) {
+    if (!at.decomposed()) return layout_to_physical(plan.grid, a.download_float());
+    const std::vector<double> v = global_cells(at, a.download());
+    return v.empty() ? std::vector<float>{} : to_float(layout_to_physical(plan.grid, v));
+  };
   // One storage for every shot: what it allocates at the first it reuses.
   StorageRanks storage_ranks;
   if (at.decomposed()) storage_ranks = {at.ranks.domain.sub, at.exchange.get()};
@@ -337,11 +344,11 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     std::vector<double> m{seconds_since(t0), times.forward, times.backward,
                           double(store->forward_steps())};
     if (mc.shot_images) {
-      const std::vector<double> stack = global_cells(at, cc->download());
-      if (!stack.empty()) {  // the group's rank 0
-        const auto c = layout_to_physical(plan.grid, stack);
-        for (size_t j = 0; j < nphys; ++j) m.push_back(static_cast<float>(c[j] - before[j]));
-        before = c;
+      std::vector<float> c = physical_stack(*cc);
+      if (!c.empty()) {  // the group's rank 0
+        for (size_t j = 0; j < nphys; ++j)
+          m.push_back(static_cast<float>(double(c[j]) - double(before[j])));
+        before = std::move(c);
       }
     }
     return m;
@@ -378,15 +385,16 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   const int nz = plan.grid.physical_size(0), ny = plan.grid.physical_size(1),
             nx = plan.grid.physical_size(2);
   const double h[3] = {plan.grid.spacing(0), plan.grid.spacing(1), plan.grid.spacing(2)};
-  // Each group's stacks on its rank 0 (physical cells), then the groups' summed on the writer.
-  const auto physical_stack = [&](const CellArray& a) {
-    std::vector<double> v = global_cells(at, a.download());
-    return v.empty() ? v : layout_to_physical(plan.grid, v);
-  };
-  std::vector<double> stack_cc = physical_stack(*cc), stack_il = physical_stack(*il),
-                      stack_zl = physical_stack(*zl);
+  // Each group's stacks on its rank 0 (physical cells), then the groups' summed on the writer
+  // (in double, rounded once at the end).
+  std::vector<float> cc_f = physical_stack(*cc), il_f = physical_stack(*il),
+                     zl_f = physical_stack(*zl);
   if (groups)
-    for (auto* v : {&stack_cc, &stack_il, &stack_zl}) sum_groups(at, *v);
+    for (auto* f : {&cc_f, &il_f, &zl_f}) {
+      std::vector<double> v = widen(*f);
+      sum_groups(at, v);
+      *f = to_float(v);
+    }
   clock.mark("image_assembly");  // the stacks downloaded, assembled and summed
   s.backend = to_string(ec.backend);
   s.device = ec.device;
@@ -395,8 +403,6 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   s.directory = dir;
   s.reports = lead;
   if (!lead) return s;
-  const std::vector<float> cc_f = to_float(stack_cc), il_f = to_float(stack_il),
-                           zl_f = to_float(stack_zl);
   const double il_max = *std::max_element(il_f.begin(), il_f.end());
   std::vector<std::string> written;
   for (ImagingCondition cond : mc.conditions) {
@@ -409,7 +415,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
         img = huge_vector<float>(nphys);
 #pragma omp parallel for schedule(static)
         for (size_t j = 0; j < nphys; ++j)
-          img[j] = static_cast<float>(stack_cc[j] / (stack_il[j] + 0.01 * il_max + 1e-300));
+          img[j] = static_cast<float>(double(cc_f[j]) / (double(il_f[j]) + 0.01 * il_max + 1e-300));
         break;
       case ImagingCondition::kInverseScattering:
         img = negative_laplacian(zl_f, nz, ny, nx, h);  // -lap(sum u psi)

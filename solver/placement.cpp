@@ -1,5 +1,6 @@
 #include "solver/placement.hpp"
 
+#include "kernels/huge_pages.hpp"
 #include "solver/halo.hpp"
 #include "solver/points.hpp"
 
@@ -53,7 +54,7 @@ void sum_groups(const Placement& at, std::vector<double>& v) {
       return;
     }
     if (g % (2 * step) == 0 && g + step < groups) {
-      in.resize(v.size());
+      if (in.size() != v.size()) in = huge_vector<double>(v.size());
       at.world.recv(in.data(), in.size() * sizeof(double), (g + step) * size, kTag);
 #pragma omp parallel for schedule(static)
       for (size_t i = 0; i < v.size(); ++i) v[i] += in[i];

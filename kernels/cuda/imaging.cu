@@ -190,6 +190,10 @@ void CudaArray::upload(const std::vector<float>& v) {
 }
 
 std::vector<double> CudaArray::download() const {
+  return widen(download_float());
+}
+
+std::vector<float> CudaArray::download_float() const {
   const DeviceGuard guard(device_);
   std::vector<float> f = huge_vector<float>(static_cast<size_t>(n_));
   if (kind() == ArrayKind::kHost) {
@@ -200,7 +204,7 @@ std::vector<double> CudaArray::download() const {
     launch_array_to_level(ref(), staging.get(), n_, stream_);
     staging.download(f, stream_);
   }
-  return widen(f);
+  return f;
 }
 
 void CudaArray::zero() {

@@ -34,6 +34,7 @@ class CudaArray final : public CellArray {
   int64_t size() const override { return n_; }
   void upload(const std::vector<float>& values) override;
   std::vector<double> download() const override;
+  std::vector<float> download_float() const override;
   void zero() override;
 
  private:

@@ -51,6 +51,13 @@ class CpuArray final : public CellArray {
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(get(i));
     return out;
   }
+  std::vector<float> download_float() const override {
+    const int64_t n = size();
+    std::vector<float> out = huge_vector<float>(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(get(i));
+    return out;
+  }
   void zero() override {
     std::fill(v_.begin(), v_.end(), T(0));
     std::fill(h_.begin(), h_.end(), uint16_t{0});
