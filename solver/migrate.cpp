@@ -390,11 +390,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   std::vector<float> cc_f = physical_stack(*cc), il_f = physical_stack(*il),
                      zl_f = physical_stack(*zl);
   if (groups)
-    for (auto* f : {&cc_f, &il_f, &zl_f}) {
-      std::vector<double> v = widen(*f);
-      sum_groups(at, v);
-      *f = to_float(v);
-    }
+    for (auto* f : {&cc_f, &il_f, &zl_f}) *f = sum_groups(at, std::move(*f));
   clock.mark("image_assembly");  // the stacks downloaded, assembled and summed
   s.backend = to_string(ec.backend);
   s.device = ec.device;

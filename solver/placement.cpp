@@ -40,26 +40,54 @@ std::vector<double> global_cells(const Placement& at, std::vector<double> local)
 }
 
 // The stacks of every shot group's rank 0 summed onto the writer as a binary tree (log2 of the
-// groups rounds, pairs at once: group g + step's into group g's); `v` is left partly summed on
-// the other groups' rank 0.
-void sum_groups(const Placement& at, std::vector<double>& v) {
+// groups rounds, pairs at once: group g + step's into group g's). A group that has not yet
+// received holds its own float stack and sends that (half the bytes); a partial sum is double.
+// The sums are those of the stacks widened to double first, in the same order, bit for bit.
+std::vector<float> sum_groups(const Placement& at, std::vector<float> stack) {
   constexpr int kTag = 7102;
   const int size = at.ranks.group_size, groups = at.world.size() / size;
-  if (!at.group().comm().root()) return;
+  if (!at.group().comm().root()) return stack;
   const int g = at.ranks.group_index;
-  std::vector<double> in;
+  // Whether group h holds a partial sum (it received at an earlier step) when it sends at `step`.
+  const auto summed = [&](int h, int step) {
+    for (int s = 1; s < step; s *= 2)
+      if (h % (2 * s) == 0 && h + s < groups) return true;
+    return false;
+  };
+  const size_t n = stack.size();
+  std::vector<double> sum;  // empty until this group has received
+  std::vector<float> in_f;
+  std::vector<double> in_d;
   for (int step = 1; step < groups; step *= 2) {
     if (g % (2 * step) == step) {
-      at.world.send(v.data(), v.size() * sizeof(double), (g - step) * size, kTag);
-      return;
+      if (sum.empty())
+        at.world.send(stack.data(), n * sizeof(float), (g - step) * size, kTag);
+      else
+        at.world.send(sum.data(), n * sizeof(double), (g - step) * size, kTag);
+      return stack;
     }
     if (g % (2 * step) == 0 && g + step < groups) {
-      if (in.size() != v.size()) in = huge_vector<double>(v.size());
-      at.world.recv(in.data(), in.size() * sizeof(double), (g + step) * size, kTag);
+      const bool partner_summed = summed(g + step, step);
+      if (partner_summed) {
+        if (in_d.size() != n) in_d = huge_vector<double>(n);
+        at.world.recv(in_d.data(), n * sizeof(double), (g + step) * size, kTag);
+      } else {
+        if (in_f.size() != n) in_f = huge_vector<float>(n);
+        at.world.recv(in_f.data(), n * sizeof(float), (g + step) * size, kTag);
+      }
+      const bool first = sum.empty();
+      if (first) sum = huge_vector<double>(n);
 #pragma omp parallel for schedule(static)
-      for (size_t i = 0; i < v.size(); ++i) v[i] += in[i];
+      for (size_t i = 0; i < n; ++i) {
+        const double mine = first ? double(stack[i]) : sum[i];
+        sum[i] = mine + (partner_summed ? in_d[i] : double(in_f[i]));
+      }
     }
   }
+  if (sum.empty()) return stack;  // one group
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; ++i) stack[i] = static_cast<float>(sum[i]);
+  return stack;
 }
 
 // A shot's traces ([receivers][nt], the rows of the rank's own points in a decomposed run) on

@@ -66,9 +66,10 @@ Placement place(const RunPlan& plan, Backend backend, const char* command, bool 
 std::vector<float> local_cells(const RunPlan& p, const Placement& at, std::vector<float> global);
 // A per-cell array of the engine of `at` in the global layout, on the writer (empty elsewhere).
 std::vector<double> global_cells(const Placement& at, std::vector<double> local);
-// The stacks of every shot group's rank 0 (arrays of one size) summed onto the writer (a binary
-// tree over the groups); `v` is left partly summed on the other groups' rank 0.
-void sum_groups(const Placement& at, std::vector<double>& v);
+// The stacks of every shot group's rank 0 (arrays of one size) summed onto the writer in double
+// (a binary tree over the groups), rounded to float once; what the other ranks get back is
+// not the sum.
+std::vector<float> sum_groups(const Placement& at, std::vector<float> stack);
 // A shot's traces ([receivers][nt], the rows of the rank's own points in a decomposed run) on
 // the writer; empty on the other ranks.
 std::vector<double> merged_traces(const Placement& at, const ShotOperator& op, const Shot& shot,
