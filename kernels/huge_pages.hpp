@@ -38,12 +38,19 @@ inline void advise_huge_pages(const void* p, size_t bytes) {
 #endif
 }
 
+// Has the host's threads fault in the pages of [p, p + bytes) (Linux: MADV_POPULATE_WRITE over
+// a share of the range each), for memory about to be written by one thread: the kernel's
+// zeroing of fresh pages, most of the cost of a first write, then runs on every core instead
+// of one (kernels/huge_pages.cpp). Nothing for small ranges, or where the system has no such
+// request.
+void populate_pages(const void* p, size_t bytes);
 // v becomes n copies of value in storage allocated afresh and advised before it is written.
 template <class T>
 void assign_huge(std::vector<T>& v, size_t n, const T& value) {
   std::vector<T> fresh;
   fresh.reserve(n);
   advise_huge_pages(fresh.data(), n * sizeof(T));
+  populate_pages(fresh.data(), n * sizeof(T));
   fresh.assign(n, value);
   v.swap(fresh);
 }
@@ -63,6 +70,7 @@ void assign_huge(std::vector<T>& v, const std::vector<U>& src) {
   std::vector<T> fresh;
   fresh.reserve(src.size());
   advise_huge_pages(fresh.data(), src.size() * sizeof(T));
+  populate_pages(fresh.data(), src.size() * sizeof(T));
   fresh.assign(src.begin(), src.end());
   v.swap(fresh);
 }
