@@ -2,7 +2,7 @@
 // (kernels/cuda/tti_smem_ring.cuh says how it works).
 #include <vector>
 
-#include "kernels/cuda/tti_smem_ring.cuh"
+#include "kernels/cuda/tti_smem_ring_launch.cuh"
 
 namespace seisfd {
 

@@ -33,7 +33,8 @@
 // fields, reflected axis), so g_z computed in a mirror plane is the even image the reference
 // copies there (both factors change sign); g_x and g_y are zero on the surface row, as there.
 //
-// Device code of the variant (kernels/cuda/tti_smem_ring.cu launches it and registers it;
+// Device code of the variants (kernels/cuda/tti_smem_ring_launch.cuh launches it,
+// tti_smem_ring.cu and tti_smem_ring_y2.cu register it;
 // tti_smem_ring_compact.cu instantiates the compact-medium kernels in a translation unit of
 // their own: beside them nvcc stores the fp32 kernels' zero fill of the rectangle in 8-byte
 // pieces instead of 16, and the fp32 kernels' PTX stays what it was without them).
@@ -576,79 +577,6 @@ __global__ void __launch_bounds__(TtiShape<R, CY>::kThreads, 1)
   }
   cuda::cp_async_wait<0>();
   if constexpr (kDiag) cuda::block_commit<S::kThreads>(diag, acc);
-}
-
-}  // namespace
-
-// The forward kernel of radius R reading the medium in precision p (not fp32), with or without
-// the fused diagnostics (kernels/cuda/tti_smem_ring_compact.cu; one cell a thread).
-const void* tti_smem_ring_compact_kernel(int R, ModelPrecision p, bool diag);
-
-namespace {
-
-// The launch of the variant with CY cells a thread (tti/oN/smem_ring: 1, smem_ring_y2: 2).
-template <int R, int CY, bool kT>
-void tti_smem_ring_launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx,
-                          const char* name) {
-  using S = TtiShape<R, CY>;
-  const auto st = static_cast<cudaStream_t>(ctx.stream);
-  cuda::AnisoFields f = cuda::AnisoFields::from(a);
-  const float* u = f.p_cur;
-  const float* w = f.q_cur;
-  if constexpr (kT) {
-    u = a.scratch[0];
-    w = a.scratch[1];
-    cuda::launch_transposed_inputs(s, a, a.scratch[0], a.scratch[1], st);
-  }
-  // The ring and the axis buffers are filled by 16-byte copies.
-  for (const float* ptr : {u, w, f.n[0], f.n[1], f.n[2]})
-    if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
-      throw std::invalid_argument(std::string(name) + ": field pointers must be 16-byte aligned");
-  TtiParams<R> p{};
-  static_cast<cuda::AnisoParams<R>&>(p) = cuda::AnisoParams<R>::from(s);
-  const cuda::TileGrid tg = cuda::tile_grid(s, S::kTX, S::kTY);
-  p.x_base = tg.x_base;
-  p.tiles_x = tg.tiles_x;
-  const int tiles_y = tg.tiles_y;
-  const int nzu = s.end[0] - s.begin[0];
-
-  cuda::DiagAccum* acc = a.diag;
-  const void* kernel;
-  if constexpr (!kT) {
-    bool compact = false;  // CY = 2 reads the fp32 copy of the rounded values
-    if constexpr (CY == 1) compact = a.compact.on();
-    if (compact) {
-      for (int k = 0; k < kMaxMediumArrays; ++k)
-        if (reinterpret_cast<uintptr_t>(a.compact.code[k]) % 8 != 0)
-          throw std::invalid_argument(std::string(name) +
-                                      ": compact medium must be 8-byte aligned");
-      kernel = tti_smem_ring_compact_kernel(R, a.compact.precision, acc != nullptr);
-    } else {
-      kernel = acc ? reinterpret_cast<const void*>(
-                         &tti_smem_ring_kernel<R, false, false, true, ModelPrecision::kFp32, CY>)
-                   : reinterpret_cast<const void*>(
-                         &tti_smem_ring_kernel<R, false, false, false, ModelPrecision::kFp32, CY>);
-    }
-  } else {
-    // The diagnostics of this step's p by the separate kernel.
-    if (acc) cuda::launch_diagnostics(a.cur[0], s, acc, st);
-    acc = nullptr;
-    kernel = a.imaging.on()
-                 ? reinterpret_cast<const void*>(
-                       &tti_smem_ring_kernel<R, true, true, false, ModelPrecision::kFp32, CY>)
-                 : reinterpret_cast<const void*>(
-                       &tti_smem_ring_kernel<R, true, false, false, ModelPrecision::kFp32, CY>);
-  }
-  const size_t smem = sizeof(TtiSmem<R, CY>);
-  // Each chunk runs 2R iterations beyond its planes; they compute g_z only (about half a plane).
-  const int slots = cuda::resident_blocks(ctx.device, kernel, S::kThreads, smem);
-  p.zchunk = cuda::plan_z_chunk(p.tiles_x * tiles_y, nzu, slots, 1.0 * R);
-  const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
-  FusedImaging im = a.imaging;
-  CompactMediumView cm = a.compact;
-  void* args[] = {&p, &f, &u, &w, &im, &acc, &cm};
-  CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), args, smem, st));
-  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 // than smem_ring at order 4 and not at order 8, where it is not registered (bench/NOTES.md).
 #include <vector>
 
-#include "kernels/cuda/tti_smem_ring.cuh"
+#include "kernels/cuda/tti_smem_ring_launch.cuh"
 
 namespace seisfd {
 namespace {
