@@ -19,6 +19,7 @@
 #include <string>
 
 #include "kernels/cpu/cpu_variants.hpp"
+#include "kernels/huge_pages.hpp"
 #include "kernels/reference/cpu_engine.hpp"
 #include "solver/wavelet.hpp"
 #include "tests/aniso_support.hpp"
@@ -234,6 +235,28 @@ TEST(CpuKernelsHalo, NeighbourValuesInTheHalo) {
         EXPECT_LE(err, tol::kCpuKernelFp32);
     }
   }
+}
+
+// The large temporaries and the CPU engine's arrays: storage faulted in on the host's threads
+// (populate_pages, from 32 MB up) and then filled must hold exactly what was asked for, at sizes
+// that end inside a page and a huge page.
+TEST(HugePages, LargeFreshStorageHoldsWhatWasAsked) {
+  const size_t n = (size_t{40} << 20) / sizeof(double) + 1234;  // 40 MB and a partial page
+  const std::vector<double> z = huge_vector<double>(n);
+  ASSERT_EQ(z.size(), n);
+  for (size_t i = 0; i < n; i += 4099) ASSERT_EQ(z[i], 0.0) << i;
+  EXPECT_EQ(z.back(), 0.0);
+  std::vector<float> v;
+  assign_huge(v, 3 * n, 3.5f);
+  ASSERT_EQ(v.size(), 3 * n);
+  for (size_t i = 0; i < v.size(); i += 4099) ASSERT_EQ(v[i], 3.5f) << i;
+  EXPECT_EQ(v.back(), 3.5f);
+  std::vector<float> src(n);
+  for (size_t i = 0; i < n; ++i) src[i] = static_cast<float>(i % 977) - 400.0f;
+  std::vector<double> w;
+  assign_huge(w, src);
+  ASSERT_EQ(w.size(), n);
+  for (size_t i = 0; i < n; ++i) ASSERT_EQ(w[i], static_cast<double>(src[i])) << i;
 }
 
 }  // namespace
