@@ -48,12 +48,6 @@ std::vector<float> sum_groups(const Placement& at, std::vector<float> stack) {
   const int size = at.ranks.group_size, groups = at.world.size() / size;
   if (!at.group().comm().root()) return stack;
   const int g = at.ranks.group_index;
-  // Whether group h holds a partial sum (it received at an earlier step) when it sends at `step`.
-  const auto summed = [&](int h, int step) {
-    for (int s = 1; s < step; s *= 2)
-      if (h % (2 * s) == 0 && h + s < groups) return true;
-    return false;
-  };
   const size_t n = stack.size();
   std::vector<double> sum;  // empty until this group has received
   std::vector<float> in_f;
@@ -67,7 +61,9 @@ std::vector<float> sum_groups(const Placement& at, std::vector<float> stack) {
       return stack;
     }
     if (g % (2 * step) == 0 && g + step < groups) {
-      const bool partner_summed = summed(g + step, step);
+      // The partner (an odd multiple of step) received at every earlier step s, if it had a
+      // partner then: it holds a partial sum when step > 1 and group g + step + 1 exists.
+      const bool partner_summed = step > 1 && g + step + 1 < groups;
       if (partner_summed) {
         if (in_d.size() != n) in_d = huge_vector<double>(n);
         at.world.recv(in_d.data(), n * sizeof(double), (g + step) * size, kTag);

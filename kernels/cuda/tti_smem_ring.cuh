@@ -64,7 +64,6 @@ namespace {
 // per-plane work of a thread spread over CY cells).
 template <int R, int CY = 1>
 struct TtiShape {
-  static constexpr int kCY = CY;
   static constexpr int kTX = 32;
   static_assert(CY == 1 || (CY == 2 && R <= 4), "two cells a thread up to order 8");
   static constexpr int kTYT = CY == 1 ? (R <= 4 ? 16 : 8) : 12;  // thread rows

@@ -1,4 +1,4 @@
-// The launch of tti/oN/smem_ring and tti/oN/smem_ring_y2 (the kernel:
+// The launch and the registry entry of tti/oN/smem_ring and tti/oN/smem_ring_y2 (the kernel:
 // kernels/cuda/tti_smem_ring.cuh): the tiling, the z chunks, the kernel for the step's options, the
 // compact medium's kernels.
 #pragma once
@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cuda/register_helpers.hpp"
 #include "kernels/cuda/tti_smem_ring.cuh"
 
 namespace seisfd {
@@ -20,9 +21,9 @@ namespace {
 
 // The launch of the variant with CY cells a thread (tti/oN/smem_ring: 1, smem_ring_y2: 2).
 template <int R, int CY, bool kT>
-void tti_smem_ring_launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx,
-                          const char* name) {
+void tti_smem_ring_launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   using S = TtiShape<R, CY>;
+  const char* const name = CY == 1 ? "tti smem_ring" : "tti smem_ring_y2";
   const auto st = static_cast<cudaStream_t>(ctx.stream);
   cuda::AnisoFields f = cuda::AnisoFields::from(a);
   const float* u = f.p_cur;
@@ -81,6 +82,25 @@ void tti_smem_ring_launch(const StepSpec& s, const UpdateArgs& a, const ExecCont
   void* args[] = {&p, &f, &u, &w, &im, &acc, &cm};
   CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), args, smem, st));
   CUDA_CHECK_LAUNCH();
+}
+
+// The registry entry of the variant with CY cells a thread: what smem_ring and smem_ring_y2
+// share (one pass forward and transposed, X and Y in two scratch arrays for the transposed launch,
+// the imaging and the forward diagnostics fused; the compact medium read by CY = 1 only).
+template <int R, int CY>
+KernelVariant tti_smem_ring_entry(const char* technique, const char* description, int preference) {
+  KernelVariant v = cuda::variant_entry(Physics::kTti, R, technique, description);
+  v.min_compute_capability = 80;  // cp.async
+  v.can_implement = &cuda::can_implement_vector_zmarch;
+  v.forward = &tti_smem_ring_launch<R, CY, false>;
+  v.transposed = &tti_smem_ring_launch<R, CY, true>;
+  v.scratch_arrays = 0;
+  v.transposed_scratch_arrays = 2;  // X, Y
+  v.fuses_imaging = true;
+  v.fuses_diagnostics = true;        // forward; the transposed launch runs the separate reduction
+  v.reads_compact_medium = CY == 1;  // forward
+  v.preference = preference;
+  return v;
 }
 
 }  // namespace

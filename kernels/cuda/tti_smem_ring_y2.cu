@@ -9,35 +9,17 @@
 #include "kernels/cuda/tti_smem_ring_launch.cuh"
 
 namespace seisfd {
-namespace {
-
-template <int R, bool kT>
-void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
-  tti_smem_ring_launch<R, 2, kT>(s, a, ctx, "tti smem_ring_y2");
-}
-
-}  // namespace
 
 void register_tti_smem_ring_y2(std::vector<KernelVariant>& t) {
   cuda::for_each_radius([&](auto r) {
     constexpr int R = decltype(r)::value;
-    if constexpr (R <= 3) {
-      KernelVariant v = cuda::variant_entry(
-          Physics::kTti, R, "smem_ring_y2",
+    if constexpr (R <= 3)
+      t.push_back(tti_smem_ring_entry<R, 2>(
+          "smem_ring_y2",
           "tti smem_ring with two cells a thread adjacent in y (their shared y neighbours loaded "
           "once, the per-plane work halved a cell), 384 threads a block; orders 2-6, reads the "
-          "fp32 medium");
-      v.min_compute_capability = 80;  // cp.async
-      v.can_implement = &cuda::can_implement_vector_zmarch;
-      v.forward = &launch<R, false>;
-      v.transposed = &launch<R, true>;
-      v.scratch_arrays = 0;
-      v.transposed_scratch_arrays = 2;  // X, Y
-      v.fuses_imaging = true;
-      v.fuses_diagnostics = true;  // forward; the transposed launch runs the separate reduction
-      v.preference = cuda::tuning::kPreferenceTtiSmemRingY2;
-      t.push_back(v);
-    }
+          "fp32 medium",
+          cuda::tuning::kPreferenceTtiSmemRingY2));
   });
 }
 

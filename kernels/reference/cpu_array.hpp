@@ -45,18 +45,10 @@ class CpuArray final : public CellArray {
     for (int64_t i = 0; i < n; ++i) set(i, static_cast<T>(values[i]));
   }
   std::vector<double> download() const override {
-    const int64_t n = size();
-    std::vector<double> out = huge_vector<double>(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(get(i));
-    return out;
+    return converted<double>();
   }
   std::vector<float> download_float() const override {
-    const int64_t n = size();
-    std::vector<float> out = huge_vector<float>(static_cast<size_t>(n));
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(get(i));
-    return out;
+    return converted<float>();
   }
   void zero() override {
     std::fill(v_.begin(), v_.end(), T(0));
@@ -64,6 +56,14 @@ class CpuArray final : public CellArray {
   }
 
  private:
+  template <class D>
+  std::vector<D> converted() const {
+    const int64_t n = size();
+    std::vector<D> out = huge_vector<D>(static_cast<size_t>(n));
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<D>(get(i));
+    return out;
+  }
   std::vector<T> v_;
   std::vector<uint16_t> h_;
 };
