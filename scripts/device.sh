@@ -23,13 +23,15 @@
 #   runs       whole runs: 2000 steps of configs/bench_512_o8.toml and the shipped quickstart,
 #              vti_layered and tti_salt, twice each, with their report numbers
 #   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
-#   imaging    `seisfd bench --imaging` at 512^3 o8, acoustic, vti, tti: the adjoint step alone,
-#              with the imaging fused (cross-correlation; all three images) and as separate passes
+#   imaging    `seisfd bench --imaging` at 512^3 o8, acoustic, vti, tti (IMAGING_PHYSICS): the
+#              adjoint step alone, with the imaging fused (cross-correlation; all three images) and
+#              as separate passes; IMAGING_VARIANTS: --variants; with BASELINE, alternating twice
 #   rtm        one shot of configs/bench_512_o8.toml (2000 steps, acoustic and TTI): forward
 #              modelling, then migration with store, host and boundary; report.json of each, the
 #              forward and backward seconds of the shot (with BASELINE: acoustic store and
 #              boundary, TTI store of the baseline tree too); RTM_EQ picks the physics,
-#              RTM_KINDS the strategies, RTM_STEPS the steps (2000)
+#              RTM_KINDS the strategies, RTM_STEPS the steps (2000); RTM_RUNS="kind|--set ...;..."
+#              replaces the runs (each with BASELINE too)
 #   diag       whole runs of configs/bench_512_o8.toml (1000 steps, diagnostics every 10 steps) for
 #              DIAG_PHYSICS (default vti) with DIAG_VARIANT (default smem_regqueue), alternating
 #              BASELINE and this tree twice: what fusing the diagnostics into the update saves
@@ -366,11 +368,12 @@ step_rtm() {
     [ $eq = tti ] && every=48
     local runs=("store|--set migration.imaging_interval=$every" "host|--set migration.imaging_interval=$every"
                 "boundary|" "boundary|--set migration.imaging_interval=$every")
+    [ -n "${RTM_RUNS:-}" ] && IFS=';' read -r -a runs <<< "$RTM_RUNS"
     for st in "${runs[@]}"; do
       IFS='|' read -r kind extra <<< "$st"
       [[ " ${RTM_KINDS:-store host boundary} " == *" $kind "* ]] || continue
       local trees="new"
-      if [ -n "${BASELINE:-}" ] && { [ $kind = store ] || { [ $eq = acoustic ] && [ $kind = boundary ] && [ -z "$extra" ]; }; }; then
+      if [ -n "${BASELINE:-}" ] && { [ -n "${RTM_RUNS:-}" ] || [ $kind = store ] || { [ $eq = acoustic ] && [ $kind = boundary ] && [ -z "$extra" ]; }; }; then
         trees="baseline new"
       fi
       for tree in $trees; do
@@ -392,11 +395,18 @@ step_rtm() {
 step_imaging() {
   build
   log "imaging: the adjoint step with the migration's imaging, 512^3 o8"
-  for ph in acoustic vti tti; do
-    timeout ${BENCH_S:-200} $B/app/seisfd bench --physics $ph --orders 8 --sizes 512 --steps 20 \
-      --repeats 7 --imaging --out "$OUT/results" > /tmp/bench_imaging.log 2>&1
-    echo "bench --imaging $ph rc=$?" | tee -a "$S"
-    sed -n '/^imaging at every/,$p' /tmp/bench_imaging.log | tee -a "$S"
+  local trees="new"
+  [ -n "${BASELINE:-}" ] && trees="baseline new baseline new"
+  for ph in ${IMAGING_PHYSICS:-acoustic vti tti}; do
+    for tree in $trees; do
+      local bin=$B/app/seisfd
+      [ $tree = baseline ] && bin=build/baseline/app/seisfd
+      timeout ${BENCH_S:-200} $bin bench --physics $ph --orders 8 --sizes 512 --steps 20 \
+        --repeats 7 --imaging ${IMAGING_VARIANTS:+--variants $IMAGING_VARIANTS} \
+        --out "$OUT/results" > /tmp/bench_imaging.log 2>&1
+      echo "bench --imaging $ph ($tree) rc=$?" | tee -a "$S"
+      sed -n '/^imaging at every/,$p' /tmp/bench_imaging.log | tee -a "$S"
+    done
   done
 }
 

@@ -30,8 +30,8 @@ struct ShotProblem {
   ShotOperator shot;
 };
 
-inline ShotProblem problem(const Case& c, int nt = 121) {
-  ShotProblem s{homogeneous(cube_grid(20, 16, 14, 10.0), c.boundary, 8, 2000.0, 0.9), {}, {}};
+inline ShotProblem problem(const Case& c, int nt = 121, int order = 8) {
+  ShotProblem s{homogeneous(cube_grid(20, 16, 14, 10.0), c.boundary, order, 2000.0, 0.9), {}, {}};
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   const Layout& l = s.p.spec.layout;

@@ -209,18 +209,44 @@ struct AsyncSmem {
   float vel[kStages][S::kTY][S::kTX];
 };
 
+// An imaging step's reads (kImage), staged: after AsyncSmem, per stage `slots` arrays of the
+// tile's cells, copied with the plane: u (fp32, or fp16 in the first half of each thread's 16
+// bytes), then the old values of the images it accumulates (cc, il, zl, those present), so
+// that the epilogue's reads are not issued after the stencil with their latency exposed.
+// The offsets, in floats from the end of AsyncSmem: of a stage's arrays from the stage's
+// (kernel parameters, so that they cost no registers); stage 0: not staged.
+struct ImageStage {
+  int stage = 0;
+  int cc = 0, il = 0, zl = 0;
+};
+template <int R>
+ImageStage image_stage(const FusedImaging& im) {
+  constexpr int slot = RqShape<R>::kTY * RqShape<R>::kTX;
+  ImageStage g;
+  int n = 1;
+  if (im.cc) g.cc = slot * n++;
+  if (im.il) g.il = slot * n++;
+  if (im.zl) g.zl = slot * n++;
+  g.stage = slot * n;
+  return g;
+}
+
 // kDiag: the kernel also reduces the diagnostics of cur (the field it reads; its own cells are
 // in the register queue anyway) over the region into acc: no extra bytes, a few flops per cell
-// and one block reduction at the end.
+// and one block reduction at the end. kImage: an imaging step (kernels/cuda/imaging_fused.cuh),
+// its reads staged in shared memory with the plane where ist.stage > 0 (image_stage), read at
+// the epilogue where it is 0.
 template <int R, int MinBlocks, bool kDiag, bool kImage = false>
 __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
     acoustic_smem_regqueue_async_kernel(const RqParams<R> p, const float* prev,
                                         const float* __restrict__ cur, float* next,
                                         const float* __restrict__ vdt2, cuda::DiagAccum* acc,
-                                        const FusedImaging im) {
+                                        const FusedImaging im, const ImageStage ist) {
   using S = RqShape<R>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   AsyncSmem<R>& sm = *reinterpret_cast<AsyncSmem<R>*>(smem_raw);
+  // The staged imaging reads: u first, then cc, il, zl where present (ImageStage).
+  float* const img = reinterpret_cast<float*>(smem_raw + sizeof(AsyncSmem<R>));
 
   const int t = threadIdx.x;
   const int tx = t % S::kTX4, ty = t / S::kTX4;
@@ -285,6 +311,16 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
         cuda::cp_async16(&sm.own[st][0][0] + own_sm, cur + pl + R * sz + own);
         cuda::cp_async16(&sm.prv[st][0][0] + own_sm, prev + pl + own);
         cuda::cp_async16(&sm.vel[st][0][0] + own_sm, vdt2 + pl + own);
+        if (kImage && ist.stage > 0) {
+          float* const b = img + st * ist.stage + own_sm;
+          if (im.u_half)
+            cuda::cp_async8(b, static_cast<const __half*>(im.u[0]) + pl + own);
+          else
+            cuda::cp_async16(b, static_cast<const float*>(im.u[0]) + pl + own);
+          if (im.cc) cuda::cp_async16(b + ist.cc, im.cc + pl + own);
+          if (im.il) cuda::cp_async16(b + ist.il, im.il + pl + own);
+          if (im.zl) cuda::cp_async16(b + ist.zl, im.zl + pl + own);
+        }
       }
     }
     cuda::cp_async_commit();
@@ -324,7 +360,19 @@ __global__ void __launch_bounds__(RqShape<R>::kThreads, MinBlocks)
         float d2[4];
 #pragma unroll
         for (int l = 0; l < 4; ++l) d2[l] = cuda::lane(vv, l) * lap[l];
-        cuda::image4(im, z * sz + own, d2, q[R], mask);
+        if (ist.stage > 0) {
+          const float* const b = img + st * ist.stage + own_sm;
+          const auto read = [&](int what) {
+            if (what == cuda::kU0)
+              return im.u_half ? cuda::half4_to_float4(*reinterpret_cast<const uint2*>(b))
+                               : *reinterpret_cast<const float4*>(b);
+            const int o = what == cuda::kCc ? ist.cc : what == cuda::kIl ? ist.il : ist.zl;
+            return *reinterpret_cast<const float4*>(b + o);
+          };
+          cuda::image4_with(im, z * sz + own, d2, q[R], mask, read);
+        } else {
+          cuda::image4(im, z * sz + own, d2, q[R], mask);
+        }
       }
     }
     st = st + 1 == kStages ? 0 : st + 1;
@@ -368,6 +416,7 @@ void launch(const StepSpec& s, const UpdateArgs& args, const ExecContext& ctx) {
   bool fused = false;
   const void* kernel = nullptr;
   size_t smem = 0;
+  ImageStage ist;  // not staged
   if constexpr (P::kAsync) {
     smem = sizeof(AsyncSmem<R>);
     kernel = reinterpret_cast<const void*>(
@@ -382,6 +431,15 @@ void launch(const StepSpec& s, const UpdateArgs& args, const ExecContext& ctx) {
       if (acc) throw std::invalid_argument("smem_regqueue: imaging and diagnostics in one launch");
       kernel = reinterpret_cast<const void*>(
           &acoustic_smem_regqueue_async_kernel<R, P::kMinBlocks, false, true>);
+      // Staged where the larger shared memory keeps as many blocks resident (at R = 4 with all
+      // three images, 107 KB a block, two a multiprocessor on sm_90).
+      const ImageStage g = image_stage<R>(args.imaging);
+      const size_t staged = smem + sizeof(float) * kStages * g.stage;
+      if (cuda::resident_blocks(ctx.device, kernel, S::kThreads, staged) >=
+          cuda::resident_blocks(ctx.device, kernel, S::kThreads, smem)) {
+        smem = staged;
+        ist = g;
+      }
     }
   } else {
     if (args.imaging.on())
@@ -397,7 +455,7 @@ void launch(const StepSpec& s, const UpdateArgs& args, const ExecContext& ctx) {
   p.sponge = cuda::SpongeParams::from(s);
   const dim3 grid(p.tiles_x * tiles_y, (nzu + p.zchunk - 1) / p.zchunk);
   FusedImaging im = args.imaging;
-  void* args_async[] = {&p, &prev, &cur, &next, &vdt2, &acc, &im};
+  void* args_async[] = {&p, &prev, &cur, &next, &vdt2, &acc, &im, &ist};
   void* args_staged[] = {&p, &prev, &cur, &next, &vdt2};
   void** kargs = P::kAsync ? args_async : args_staged;
   CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(S::kThreads), kargs, smem, stream));

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "kernels/cuda/check.hpp"
@@ -56,9 +57,12 @@ int plan_z_chunk(int tiles, int nz, int slots, double warmup) {
 
 int resident_blocks(int device, const void* kernel, int threads, size_t dynamic_smem) {
   static std::mutex mu;
-  static std::map<std::pair<int, const void*>, int> slots_of;
+  static std::map<std::tuple<int, const void*, int, size_t>, int> slots_of;
+  // The largest dynamic shared memory asked of each kernel so far: the attribute is a limit
+  // for all its launches, so it only grows (a kernel launched with several sizes).
+  static std::map<std::pair<int, const void*>, size_t> allowed;
   std::lock_guard<std::mutex> lock(mu);
-  const auto key = std::make_pair(device, kernel);
+  const auto key = std::make_tuple(device, kernel, threads, dynamic_smem);
   const auto it = slots_of.find(key);
   if (it != slots_of.end()) return it->second;
   int current = -1;
@@ -67,9 +71,12 @@ int resident_blocks(int device, const void* kernel, int threads, size_t dynamic_
     throw std::logic_error("resident_blocks: launch for device " + std::to_string(device) +
                            " while device " + std::to_string(current) +
                            " is current (the caller must guard the device)");
-  if (dynamic_smem > 0)
+  size_t& limit = allowed[std::make_pair(device, kernel)];
+  if (dynamic_smem > limit) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     static_cast<int>(dynamic_smem)));
+    limit = dynamic_smem;
+  }
   int per_sm = 0, sms = 0;
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, dynamic_smem));

@@ -83,6 +83,11 @@ __device__ __forceinline__ void cp_async16_s(unsigned smem, const void* gmem) {
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
   cp_async16_s(smem_addr(smem), gmem);
 }
+// 8 bytes (through L1: .cg takes 16 only).
+__device__ __forceinline__ void cp_async8(void* smem, const void* gmem) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(smem_addr(smem)), "l"(gmem)
+               : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
@@ -187,9 +192,10 @@ inline TileGrid tile_grid(const StepSpec& s, int tx, int ty) {
 int plan_z_chunk(int tiles, int nz, int slots, double warmup);
 
 // Resident blocks of `kernel` on `device` with `dynamic_smem` bytes of dynamic shared memory
-// each. Worked out once per (device, kernel) and cached (thread-safe); the first call for a pair
-// also raises the kernel's dynamic shared-memory limit to dynamic_smem where it is set (an
-// attribute of each device's context, so once per device). `device` must be the current device
+// each. Worked out once per (device, kernel, threads, dynamic_smem) and cached (thread-safe); a
+// call that asks more shared memory of the kernel than any before also raises its dynamic
+// shared-memory limit to dynamic_smem (an attribute of each device's context; it only grows, so
+// a kernel may be launched with several sizes). `device` must be the current device
 // (the engine's DeviceGuard): a launcher never switches devices; checked on the first call.
 int resident_blocks(int device, const void* kernel, int threads, size_t dynamic_smem);
 
