@@ -8,7 +8,9 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <sstream>
+#include <utility>
 
 #include "io/error.hpp"
 #include "io/files.hpp"
@@ -287,13 +289,25 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     outputs.push_back(path);
   };
 
-  auto cc = e.make_array(ArrayKind::kDevice), il = e.make_array(ArrayKind::kDevice),
-       zl = e.make_array(ArrayKind::kDevice);
+  // The images the output needs, no more (each costs an imaging step a read and a write of
+  // every cell): the illumination always (image.h5 holds it), the cross-correlation for
+  // crosscorrelation, normalized and the shots' own images, the zero-lag correlation for
+  // inverse_scattering.
+  const auto wanted = [&](ImagingCondition c) {
+    return std::find(mc.conditions.begin(), mc.conditions.end(), c) != mc.conditions.end();
+  };
+  const auto image_if = [&](bool needed) {
+    return needed ? e.make_array(ArrayKind::kDevice) : std::unique_ptr<CellArray>();
+  };
+  auto cc = image_if(wanted(ImagingCondition::kCrossCorrelation) ||
+                     wanted(ImagingCondition::kNormalized) || mc.shot_images),
+       il = image_if(true), zl = image_if(wanted(ImagingCondition::kInverseScattering));
   const size_t nphys = static_cast<size_t>(plan.grid.physical_size(0)) *
                        plan.grid.physical_size(1) * plan.grid.physical_size(2);
   // The shots stack in the engine's arrays (no per-shot download); a shot's own image is the
   // difference of the stack before and after it (downloaded only for migration.shot_images).
-  for (auto* a : {cc.get(), il.get(), zl.get()}) a->zero();
+  for (auto* a : {cc.get(), il.get(), zl.get()})
+    if (a) a->zero();
   std::vector<float> before(mc.shot_images ? nphys : 0, 0.0f);
   // A stack's physical cells on its group's rank 0 (empty elsewhere), in float: one rank a group
   // takes the engine's array as it is, without the double copies a gather over ranks works in.
@@ -301,6 +315,10 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     if (!at.decomposed()) return layout_to_physical(plan.grid, a.download_float());
     const std::vector<double> v = global_cells(at, a.download());
     return v.empty() ? std::vector<float>{} : to_float(layout_to_physical(plan.grid, v));
+  };
+  // An image not computed stays empty.
+  const auto physical_stack_of = [&](const std::unique_ptr<CellArray>& a) {
+    return a ? physical_stack(*a) : std::vector<float>{};
   };
   // One storage for every shot: what it allocates at the first it reuses.
   StorageRanks storage_ranks;
@@ -387,10 +405,14 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   const double h[3] = {plan.grid.spacing(0), plan.grid.spacing(1), plan.grid.spacing(2)};
   // Each group's stacks on its rank 0 (physical cells), then the groups' summed on the writer
   // (in double, rounded once at the end).
-  std::vector<float> cc_f = physical_stack(*cc), il_f = physical_stack(*il),
-                     zl_f = physical_stack(*zl);
-  if (groups)
-    for (auto* f : {&cc_f, &il_f, &zl_f}) *f = sum_groups(at, std::move(*f));
+  std::vector<float> cc_f = physical_stack_of(cc), il_f = physical_stack_of(il),
+                     zl_f = physical_stack_of(zl);
+  if (groups) {
+    const std::pair<std::vector<float>*, const CellArray*> stacks[] = {
+        {&cc_f, cc.get()}, {&il_f, il.get()}, {&zl_f, zl.get()}};
+    for (const auto& [f, a] : stacks)
+      if (a) *f = sum_groups(at, std::move(*f));
+  }
   clock.mark("image_assembly");  // the stacks downloaded, assembled and summed
   s.backend = to_string(ec.backend);
   s.device = ec.device;

@@ -233,6 +233,29 @@ TEST_F(CliRtmTest, BornThenMigrateWritesACompleteImage) {
   }
 }
 
+// The images a migration computes are the ones its conditions need (the illumination always):
+// asked for one condition, it writes that image and the illumination, equal to those of the
+// migration asked for all three.
+TEST_F(CliRtmTest, OneConditionGivesTheImagesOfAllThree) {
+  ASSERT_EQ(born("data").rc, 0);
+  const Result all = migrate("data/gathers.h5", "image_all");
+  ASSERT_EQ(all.rc, 0) << describe(all);
+  seisfd::io::ImageReader ia((dir_ / "image_all/image.h5").string());
+  for (const std::string cond : {"crosscorrelation", "inverse_scattering"}) {
+    SCOPED_TRACE(cond);
+    const std::string dir = "image_" + cond;
+    const Result m =
+        migrate("data/gathers.h5", dir, {"--set", "migration.conditions=[\"" + cond + "\"]"});
+    ASSERT_EQ(m.rc, 0) << describe(m);
+    seisfd::io::ImageReader im((dir_ / dir / "image.h5").string());
+    EXPECT_TRUE(im.complete());
+    EXPECT_EQ(im.names(), std::vector<std::string>{cond});
+    EXPECT_EQ(im.read(cond), ia.read(cond));
+    ASSERT_TRUE(im.has_illumination());
+    EXPECT_EQ(im.read_illumination(), ia.read_illumination());
+  }
+}
+
 // Each bad input: a non-zero exit, one line on stderr naming what is wrong, and no image.h5.
 class CliRtmBadInput : public CliRtmTest {
  protected:
