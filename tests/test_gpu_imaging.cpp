@@ -123,8 +123,8 @@ TEST(GpuFusedImagingStaged, EverySubsetOfImagesAtOrders2To16) {
     for (const std::array<bool, 3>& use :
          {std::array<bool, 3>{true, false, false}, std::array<bool, 3>{false, true, false},
           std::array<bool, 3>{false, false, true}, std::array<bool, 3>{true, true, false},
-          std::array<bool, 3>{true, false, true},
-          std::array<bool, 3>{false, true, true}, std::array<bool, 3>{true, true, true}})
+          std::array<bool, 3>{true, false, true}, std::array<bool, 3>{false, true, true},
+          std::array<bool, 3>{true, true, true}})
       expect_fused_equals_separate(name, c, order, use);
   }
 }
