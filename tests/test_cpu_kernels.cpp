@@ -17,8 +17,10 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "kernels/cpu/cpu_variants.hpp"
+#include "kernels/cpu/zmarch.hpp"
 #include "kernels/huge_pages.hpp"
 #include "kernels/reference/cpu_engine.hpp"
 #include "solver/wavelet.hpp"
@@ -257,6 +259,55 @@ TEST(HugePages, LargeFreshStorageHoldsWhatWasAsked) {
   assign_huge(w, src);
   ASSERT_EQ(w.size(), n);
   for (size_t i = 0; i < n; ++i) ASSERT_EQ(w[i], static_cast<double>(src[i])) << i;
+}
+
+// tti/oN/simd's y-block target is measured on the machine (cpu::BlockTuner): each candidate
+// whose tiles differ runs kRounds calls, the fastest is kept from then on, for each region
+// shape on its own; a region too small for the candidates to differ is not measured.
+TEST(BlockTuner, KeepsTheFastestCandidateOfEachShape) {
+  StepSpec s;
+  s.layout = Layout::make(209, 209, 209);
+  s.radius = 4;
+  for (int a = 0; a < 3; ++a) {
+    s.begin[a] = 4;
+    s.end[a] = 205;
+  }
+  cpu::BlockTuner tuner({64, 32, 16});
+  const double cost[3] = {3.0, 1.0, 2.0};  // seconds a call of 64, 32, 16 rows
+  std::vector<int> asked;
+  for (int call = 0; call < 3 * cpu::BlockTuner::kRounds; ++call) {
+    const int t = tuner.pick(s, 2);
+    asked.push_back(t);
+    tuner.report(s, 2, t, cost[t == 64 ? 0 : t == 32 ? 1 : 2]);
+  }
+  EXPECT_EQ(asked, (std::vector<int>{64, 32, 16, 64, 32, 16}));
+  for (int call = 0; call < 4; ++call) EXPECT_EQ(tuner.pick(s, 2), 32);
+
+  // Another shape is measured apart: there 16 rows win.
+  StepSpec t = s;
+  t.end[1] = 181;
+  for (int call = 0; call < 3 * cpu::BlockTuner::kRounds; ++call) {
+    const int k = tuner.pick(t, 2);
+    tuner.report(t, 2, k, k == 16 ? 0.5 : 1.0);
+  }
+  EXPECT_EQ(tuner.pick(t, 2), 16);
+  EXPECT_EQ(tuner.pick(s, 2), 32);
+
+  // 40 rows on 2 threads: 64 and 32 give the same two blocks; 16 gives four.
+  StepSpec small = s;
+  small.end[1] = small.begin[1] + 40;
+  std::vector<int> tried;
+  for (int call = 0; call < 2 * cpu::BlockTuner::kRounds; ++call) {
+    const int k = tuner.pick(small, 2);
+    tried.push_back(k);
+    tuner.report(small, 2, k, 1.0);
+  }
+  EXPECT_EQ(tried, (std::vector<int>{64, 16, 64, 16}));
+  // 8 rows: every candidate one block a thread: nothing to measure.
+  small.end[1] = small.begin[1] + 8;
+  EXPECT_EQ(tuner.pick(small, 2), 64);
+  tuner.report(small, 2, 64, 1.0);
+  EXPECT_EQ(tuner.pick(small, 2), 64);
 }
 
 }  // namespace

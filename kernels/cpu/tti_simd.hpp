@@ -17,6 +17,7 @@
 // FMA contraction is on (cpu_kernels.hpp): the result differs from the reference by rounding.
 // pn, qn may alias the previous levels they overwrite.
 #pragma once
+#include <chrono>
 #include <cstdint>
 
 #include <vector>
@@ -45,9 +46,11 @@ inline constexpr int kTtiPrefetchRows = 2;
 
 // Rows per y block (the target of zmarch.hpp's make_tiles). Pass 1 computes the block's rows
 // and R either side (g_y is read along y), so short blocks repeat work; the ring of a 51-row
-// block, 2.9 MB at 224-cell rows, outgrows the L2 cache but not the L3. Measured on 2 cores
-// (order 8, 161^3 + sponge 20, Gcells/s): 13-row blocks 0.197, 26 rows 0.217, 51 rows
-// 0.250-0.258, 101 rows 0.238-0.263.
+// block, 2.9 MB at 224-cell rows, outgrows the L2 cache but not the L3. Measured on 2 cores of
+// an AMD EPYC (order 8, 161^3 + sponge 20, Gcells/s): 13-row blocks 0.197, 26 rows 0.217, 51
+// rows 0.250-0.258, 101 rows 0.238-0.263. On 2 cores of an Intel Xeon (2 MB of L2 a core, its
+// L3 farther) the 17-row blocks are the fastest (bench/NOTES.md), so the kernel measures which
+// of kTtiBlockY, a half and a quarter of it a grid runs fastest at (BlockTuner).
 inline constexpr int kTtiBlockY = 64;
 
 // Which intermediates a row of pass 1 needs (see the header).
@@ -252,6 +255,10 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
     a.n[ax] = c.n[ax].data();
     a.a[ax] = c.a[ax].data();
   }
+  static BlockTuner tuner({kTtiBlockY, kTtiBlockY / 2, kTtiBlockY / 4});
+  const int threads = omp_get_max_threads();
+  const int target = tuner.pick(s, threads);
+  const auto t0 = std::chrono::steady_clock::now();
   with_radius(s.radius, [&](auto r) {
     constexpr int R = decltype(r)::value;
     const TtiWeights<T, R> w(weights, s);
@@ -282,8 +289,10 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
             }
           }
         },
-        kTtiBlockY);
+        target);
   });
+  tuner.report(s, threads, target,
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 }  // namespace seisfd::cpu

@@ -14,7 +14,12 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <utility>
 #include <vector>
 
 #include "kernels/cpu/blocked.hpp"
@@ -63,32 +68,104 @@ void for_y_blocks(const StepSpec& s, F&& fn, int target = kTargetBlockY) {
 // blocks as for_y_blocks with z whole.
 inline constexpr int kMinZChunk =
     16;  // planes: a chunk's warm-up (2R planes of pass 1) stays small
-template <class F>
-void for_yz_blocks(const StepSpec& s, F&& fn, int target) {
-  const int ya = s.begin[1], ny = s.end[1] - ya, za = s.begin[0], nz = s.end[0] - za;
-  if (ny <= 0 || nz <= 0 || s.end[2] <= s.begin[2]) return;
-  const int threads = omp_get_max_threads();
+struct YzTiles {
+  int block = 1, yblocks = 1;  // rows a y block, blocks
+  int zlen = 1, zchunks = 1;   // planes a z chunk, chunks
+  bool operator==(const YzTiles& o) const {
+    return block == o.block && yblocks == o.yblocks && zlen == o.zlen && zchunks == o.zchunks;
+  }
+};
+
+// The tiles of for_yz_blocks (ny rows and nz planes to update on `threads` threads).
+inline YzTiles yz_tiles(int ny, int nz, int threads, int target) {
   const int enough = std::max(1, 3 * target / 4);
-  Tiles t = make_tiles(ny, threads, target);
-  int zchunks = 1;
+  const Tiles t = make_tiles(ny, threads, target);
+  YzTiles y{t.block, t.yblocks, nz, 1};
   if (t.block < enough) {
     int d = 1;
     for (int k = 1; k <= threads; ++k)
       if (threads % k == 0 && ny / k >= enough) d = k;
-    zchunks = std::min(threads / d, std::max(1, nz / kMinZChunk));
-    t.block = (ny + d - 1) / d;
-    t.yblocks = (ny + t.block - 1) / t.block;
+    y.zchunks = std::min(threads / d, std::max(1, nz / kMinZChunk));
+    y.block = (ny + d - 1) / d;
+    y.yblocks = (ny + y.block - 1) / y.block;
   }
-  const int zlen = (nz + zchunks - 1) / zchunks;
-  zchunks = (nz + zlen - 1) / zlen;
-  const int tasks = t.yblocks * zchunks;
+  y.zlen = (nz + y.zchunks - 1) / y.zchunks;
+  y.zchunks = (nz + y.zlen - 1) / y.zlen;
+  return y;
+}
+
+template <class F>
+void for_yz_blocks(const StepSpec& s, F&& fn, int target) {
+  const int ya = s.begin[1], ny = s.end[1] - ya, za = s.begin[0], nz = s.end[0] - za;
+  if (ny <= 0 || nz <= 0 || s.end[2] <= s.begin[2]) return;
+  const YzTiles t = yz_tiles(ny, nz, omp_get_max_threads(), target);
+  const int tasks = t.yblocks * t.zchunks;
 #pragma omp parallel for schedule(static)
   for (int b = 0; b < tasks; ++b) {
     const int yb = b % t.yblocks, zc = b / t.yblocks;
-    fn(ya + yb * t.block, std::min(ya + (yb + 1) * t.block, ya + ny), za + zc * zlen,
-       std::min(za + (zc + 1) * zlen, za + nz));
+    fn(ya + yb * t.block, std::min(ya + (yb + 1) * t.block, ya + ny), za + zc * t.zlen,
+       std::min(za + (zc + 1) * t.zlen, za + nz));
   }
 }
+
+// The y-block target of a kernel whose best block depends on the machine's caches, found by
+// measuring: the first calls (steps) on a region shape run each candidate whose tiles differ
+// kRounds times, and the fastest is kept for that shape from then on. Only for kernels whose
+// arithmetic does not depend on the blocking: the result is the same whichever is chosen.
+class BlockTuner {
+ public:
+  static constexpr int kRounds = 2;
+  explicit BlockTuner(std::vector<int> candidates) : candidates_(std::move(candidates)) {}
+
+  // The target for a call on s's region with `threads` threads; `report` its seconds after.
+  int pick(const StepSpec& s, int threads) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Shape& sh = shape(s, threads);
+    return sh.best > 0 ? sh.best : sh.tried[sh.trials % sh.tried.size()];
+  }
+  void report(const StepSpec& s, int threads, int target, double seconds) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Shape& sh = shape(s, threads);
+    if (sh.best > 0) return;
+    const size_t c = std::find(sh.tried.begin(), sh.tried.end(), target) - sh.tried.begin();
+    if (c == sh.tried.size()) return;
+    sh.seconds[c] = std::min(sh.seconds[c], seconds);
+    if (++sh.trials >= kRounds * static_cast<int>(sh.tried.size()))
+      sh.best =
+          sh.tried[std::min_element(sh.seconds.begin(), sh.seconds.end()) - sh.seconds.begin()];
+  }
+
+ private:
+  struct Shape {
+    std::vector<int> tried;       // the candidates whose tiles differ
+    std::vector<double> seconds;  // the fastest call of each
+    int trials = 0, best = 0;
+  };
+  Shape& shape(const StepSpec& s, int threads) {
+    const std::array<int, 6> key{s.end[0] - s.begin[0],
+                                 s.end[1] - s.begin[1],
+                                 s.end[2] - s.begin[2],
+                                 static_cast<int>(s.layout.sy),
+                                 s.radius,
+                                 threads};
+    auto it = shapes_.find(key);
+    if (it != shapes_.end()) return it->second;
+    Shape sh;
+    std::vector<YzTiles> seen;
+    for (int t : candidates_) {
+      const YzTiles y = yz_tiles(key[1], key[0], threads, t);
+      if (std::find(seen.begin(), seen.end(), y) != seen.end()) continue;
+      seen.push_back(y);
+      sh.tried.push_back(t);
+    }
+    sh.seconds.assign(sh.tried.size(), std::numeric_limits<double>::infinity());
+    if (sh.tried.size() == 1) sh.best = sh.tried[0];
+    return shapes_.emplace(key, std::move(sh)).first->second;
+  }
+  std::vector<int> candidates_;
+  std::mutex mu_;
+  std::map<std::array<int, 6>, Shape> shapes_;
+};
 
 // The damping tables A = 1 / (1 + g), B = 1 - g of every row, indexed by x from the row's first
 // cell, with two vectors of padding either side (the kernels read whole vectors past a row's
