@@ -209,12 +209,12 @@ struct AsyncSmem {
   float vel[kStages][S::kTY][S::kTX];
 };
 
-// An imaging step's reads (kImage), staged: after AsyncSmem, per stage `slots` arrays of the
-// tile's cells, copied with the plane: u (fp32, or fp16 in the first half of each thread's 16
-// bytes), then the old values of the images it accumulates (cc, il, zl, those present), so
-// that the epilogue's reads are not issued after the stencil with their latency exposed.
-// The offsets, in floats from the end of AsyncSmem: of a stage's arrays from the stage's
-// (kernel parameters, so that they cost no registers); stage 0: not staged.
+// An imaging step's reads (kImage), staged: after AsyncSmem, each stage holds an array of the
+// tile's cells for u (fp32, or fp16 in the first half of each thread's 16 bytes) and one for
+// the old values of each image the step accumulates (cc, il, zl, those present), copied with
+// the plane so that the epilogue's reads are not issued after the stencil with their latency
+// exposed. ImageStage: in floats, a stage's size and each image's offset in it (u at 0), kernel
+// parameters so that they cost no registers; stage 0: not staged.
 struct ImageStage {
   int stage = 0;
   int cc = 0, il = 0, zl = 0;
