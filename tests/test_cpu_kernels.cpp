@@ -308,6 +308,9 @@ TEST(BlockTuner, KeepsTheFastestCandidateOfEachShape) {
   EXPECT_EQ(tuner.pick(small, 2), 64);
   tuner.report(small, 2, 64, 1.0);
   EXPECT_EQ(tuner.pick(small, 2), 64);
+  // An empty region: nothing to tile, nothing measured.
+  small.end[1] = small.begin[1];
+  EXPECT_EQ(tuner.pick(small, 2), 64);
 }
 
 }  // namespace

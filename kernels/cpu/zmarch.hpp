@@ -19,6 +19,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -115,7 +116,9 @@ void for_yz_blocks(const StepSpec& s, F&& fn, int target) {
 class BlockTuner {
  public:
   static constexpr int kRounds = 2;
-  explicit BlockTuner(std::vector<int> candidates) : candidates_(std::move(candidates)) {}
+  explicit BlockTuner(std::vector<int> candidates) : candidates_(std::move(candidates)) {
+    if (candidates_.empty()) throw std::invalid_argument("BlockTuner: no candidate targets");
+  }
 
   // The target for a call on s's region with `threads` threads; `report` its seconds after.
   int pick(const StepSpec& s, int threads) {
@@ -152,7 +155,12 @@ class BlockTuner {
     if (it != shapes_.end()) return it->second;
     Shape sh;
     std::vector<YzTiles> seen;
+    const bool empty = key[0] <= 0 || key[1] <= 0 || key[2] <= 0;  // nothing to tile
     for (int t : candidates_) {
+      if (empty) {
+        sh.tried.push_back(t);
+        break;
+      }
       const YzTiles y = yz_tiles(key[1], key[0], threads, t);
       if (std::find(seen.begin(), seen.end(), y) != seen.end()) continue;
       seen.push_back(y);
