@@ -309,16 +309,14 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   for (auto* a : {cc.get(), il.get(), zl.get()})
     if (a) a->zero();
   std::vector<float> before(mc.shot_images ? nphys : 0, 0.0f);
-  // A stack's physical cells on its group's rank 0 (empty elsewhere), in float: one rank a group
-  // takes the engine's array as it is, without the double copies a gather over ranks works in.
-  const auto physical_stack = [&](const CellArray& a) {
-    if (!at.decomposed()) return layout_to_physical(plan.grid, a.download_float());
-    const std::vector<double> v = global_cells(at, a.download());
+  // A stack's physical cells on its group's rank 0 (empty elsewhere, and for an image not
+  // computed), in float: one rank a group takes the engine's array as it is, without the double
+  // copies a gather over ranks works in.
+  const auto physical_stack = [&](const std::unique_ptr<CellArray>& a) {
+    if (!a) return std::vector<float>{};
+    if (!at.decomposed()) return layout_to_physical(plan.grid, a->download_float());
+    const std::vector<double> v = global_cells(at, a->download());
     return v.empty() ? std::vector<float>{} : to_float(layout_to_physical(plan.grid, v));
-  };
-  // An image not computed stays empty.
-  const auto physical_stack_of = [&](const std::unique_ptr<CellArray>& a) {
-    return a ? physical_stack(*a) : std::vector<float>{};
   };
   // One storage for every shot: what it allocates at the first it reuses.
   StorageRanks storage_ranks;
@@ -362,7 +360,7 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
     std::vector<double> m{seconds_since(t0), times.forward, times.backward,
                           double(store->forward_steps())};
     if (mc.shot_images) {
-      std::vector<float> c = physical_stack(*cc);
+      std::vector<float> c = physical_stack(cc);
       if (!c.empty()) {  // the group's rank 0
         for (size_t j = 0; j < nphys; ++j)
           m.push_back(static_cast<float>(double(c[j]) - double(before[j])));
@@ -405,8 +403,8 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   const double h[3] = {plan.grid.spacing(0), plan.grid.spacing(1), plan.grid.spacing(2)};
   // Each group's stacks on its rank 0 (physical cells), then the groups' summed on the writer
   // (in double, rounded once at the end).
-  std::vector<float> cc_f = physical_stack_of(cc), il_f = physical_stack_of(il),
-                     zl_f = physical_stack_of(zl);
+  std::vector<float> cc_f = physical_stack(cc), il_f = physical_stack(il),
+                     zl_f = physical_stack(zl);
   if (groups) {
     const std::pair<std::vector<float>*, const CellArray*> stacks[] = {
         {&cc_f, cc.get()}, {&il_f, il.get()}, {&zl_f, zl.get()}};
