@@ -49,7 +49,8 @@
 #              filter; RANKS_SANITIZE=1: memcheck of 4 ranks with the peer exchange (or each of
 #              RANKS_SANITIZE_EXCHANGE); RANKS_RUNS=0:
 #              no whole runs; RANKS_EXCHANGE: the parallel.exchange values of the 2-rank runs
-#              (auto); RANKS_CTEST=0: the runs without the ctest
+#              (auto); RANKS_CTEST=0: the runs without the ctest; RANKS_MPS_PCT="100 50": under
+#              MPS, the 2-rank runs once per CUDA_MPS_ACTIVE_THREAD_PERCENTAGE given to each rank
 #   scaling    weak (512^3 a GPU) and strong (1024 x 512 x 512 acoustic, 768^3 TTI) whole runs of
 #              SCALING_STEPS (200) steps, order 8, on 1, 2, 4, 8 of the machine's GPUs (one rank
 #              each, exchange auto), acoustic and TTI: $OUT/results/scaling.csv; SCALING_PHYSICS,
@@ -541,15 +542,20 @@ step_ranks() {
       local bins=("$B/app/seisfd:overlap" "$B/app/seisfd:no-overlap")
       [ -n "${BASELINE:-}" ] && bins+=("build/baseline/app/seisfd:baseline")
       for ex in ${RANKS_EXCHANGE:-auto}; do
+      local pcts="-"
+      [ $mps = on ] && pcts=${RANKS_MPS_PCT:--}
+      for pct in $pcts; do
       for bo in "${bins[@]}"; do
-        local bin=${bo%%:*} what=${bo##*:} set=(--set "parallel.exchange=\"$ex\"")
+        local bin=${bo%%:*} what=${bo##*:} set=(--set "parallel.exchange=\"$ex\"") envs=()
         [ $what = no-overlap ] && set+=(--set parallel.overlap=false)
-        timeout 300 mpirun --oversubscribe -np 2 $bin run $cfg "${extra[@]}" --backend cuda --quiet \
+        [ $pct != - ] && envs=(-x CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct) && what="$what sm-$pct%"
+        timeout 300 mpirun --oversubscribe -np 2 "${envs[@]}" $bin run $cfg "${extra[@]}" --backend cuda --quiet \
           --overwrite --set time.duration=$dur --set output.directory=\"/tmp/ranks2\" \
           --set "parallel.decomposition=${RANKS_DECOMP:-[1,1,2]}" "${set[@]}" > /tmp/ranks.log 2>&1 ||
           tail -5 /tmp/ranks.log | tee -a "$S"
         report "$eq 2 ranks ${RANKS_DECOMP:-[1,1,2]} $ex $what mps-$mps (run $rep)" /tmp/ranks2/report.json
         python3 -c "import json; r=json.load(open('/tmp/ranks2/report.json')); print('  exchange', r['parallel'])" 2>&1 | tee -a "$S"
+      done
       done
       done
     done

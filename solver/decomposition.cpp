@@ -1,6 +1,7 @@
 #include "solver/decomposition.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 
 #include "solver/config.hpp"
@@ -27,17 +28,97 @@ std::vector<int> split_axis(const StepSpec& g, int a, int p) {
   return cuts;
 }
 
+int thinnest(const std::vector<int>& cuts);
+
+// Tiles of `granule` cells each part of `cuts` spans: a part's tiles start at its first cell
+// less `lead` (the cells before it in the tile, which a GPU launch leaves idle: rank 0's begin,
+// every other rank's halo, each modulo 32, where a launch's row segments start).
+struct TileCount {
+  int most = 0, total = 0;
+};
+TileCount tiles_of(const std::vector<int>& cuts, int granule, int lead_first, int lead_rest) {
+  TileCount t;
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+    const int cells = cuts[k + 1] - cuts[k] + (k == 0 ? lead_first : lead_rest);
+    const int n = (cells + granule - 1) / granule;
+    t.most = std::max(t.most, n);
+    t.total += n;
+  }
+  return t;
+}
+
+// The even cuts moved, one at a time from the low end, to the nearest place where the part
+// before them ends on a whole tile of widths[0] cells, when that keeps every part thick enough
+// and out of the layers, gives no part more tiles of any of the widths than the even split's
+// largest, and saves tiles of widths[0] in all: ranks sharing a GPU then launch fewer tiles, and
+// ranks on GPUs of their own take the same time (the largest part's tiles).
+std::vector<int> align_cuts(const StepSpec& g, int a, std::vector<int> even,
+                            const std::vector<int>& widths, int lead_first, int lead_rest,
+                            int halo) {
+  const int p = static_cast<int>(even.size()) - 1;
+  if (widths.empty() || p < 2) return even;
+  const int granule = widths[0];
+  const int lo = g.sponge.width_lo[a] > 0 ? g.sponge.phys_lo[a] : g.begin[a];
+  const int hi = g.sponge.width_hi[a] > 0 ? g.sponge.phys_hi[a] + 1 : g.end[a];
+  std::vector<int> cuts = even;
+  for (int k = 1; k < p; ++k) {
+    // Part k - 1 ends on a tile where (cut - cuts[k - 1] + lead) is a multiple of granule.
+    const int start = cuts[k - 1] - (k == 1 ? lead_first : lead_rest);
+    const int down = start + (even[k] - start) / granule * granule;
+    const int up = down + granule;
+    int best = even[k];
+    for (int c : {down, up}) {
+      if (c < lo || c > hi || c - cuts[k - 1] < std::max(halo, 1)) continue;
+      if (best == even[k] || std::abs(c - even[k]) < std::abs(best - even[k])) best = c;
+    }
+    cuts[k] = best;
+  }
+  for (int k = 0; k < p; ++k)
+    if (cuts[k + 1] <= cuts[k]) return even;
+  if (thinnest(cuts) < std::max(halo, 1)) return even;
+  for (int w : widths)
+    if (tiles_of(cuts, w, lead_first, lead_rest).most > tiles_of(even, w, lead_first, lead_rest).most)
+      return even;
+  return tiles_of(cuts, granule, lead_first, lead_rest).total <
+                 tiles_of(even, granule, lead_first, lead_rest).total
+             ? cuts
+             : even;
+}
+
+}  // namespace
+
+std::vector<int> gpu_x_tiles(Physics p) {
+  // acoustic: smem_regqueue, tma_ring, cluster_dsmem 64, shfl_regqueue 128; VTI smem_regqueue
+  // 64; TTI smem_ring 32.
+  switch (p) {
+    case Physics::kAcoustic:
+      return {64, 128};
+    case Physics::kVti:
+      return {64};
+    default:
+      return {32};
+  }
+}
+
+namespace {
+
 int thinnest(const std::vector<int>& cuts) {
   int t = std::numeric_limits<int>::max();
   for (size_t k = 0; k + 1 < cuts.size(); ++k) t = std::min(t, cuts[k + 1] - cuts[k]);
   return t;
 }
 
-Decomposition make(const StepSpec& g, const std::array<int, 3>& dims, int halo) {
+Decomposition make(const StepSpec& g, const std::array<int, 3>& dims, int halo,
+                   const std::vector<int>& x_tiles) {
   Decomposition d;
   d.dims = dims;
   d.halo = halo;
-  for (int a = 0; a < 3; ++a) d.cuts[a] = split_axis(g, a, dims[a]);
+  for (int a = 0; a < 3; ++a) {
+    d.cuts[a] = split_axis(g, a, dims[a]);
+  }
+  // x tiles start at a multiple of 32 cells (the launches' row segments): rank 0's first
+  // g.begin[2] % 32 cells of its first tile are idle, the others' halo % 32.
+  d.cuts[2] = align_cuts(g, 2, d.cuts[2], x_tiles, g.begin[2] % 32, halo % 32, halo);
   return d;
 }
 
@@ -97,7 +178,7 @@ std::string Decomposition::text() const {
 }
 
 Decomposition decompose(const StepSpec& g, int ranks, const std::array<int, 3>& dims, int halo,
-                        const std::string& source) {
+                        const std::string& source, const std::vector<int>& x_tiles) {
   const char* key = "parallel.decomposition";
   if (dims[0] > 0) {
     if (dims[0] * dims[1] * dims[2] != ranks)
@@ -107,7 +188,7 @@ Decomposition decompose(const StepSpec& g, int ranks, const std::array<int, 3>& 
                             std::to_string(dims[0] * dims[1] * dims[2]) +
                             " ranks per shot group, the launch gives " + std::to_string(ranks),
                         source);
-    Decomposition d = make(g, dims, halo);
+    Decomposition d = make(g, dims, halo, x_tiles);
     if (const int a = too_thin(d); a >= 0)
       throw ConfigError(
           key,
@@ -127,7 +208,7 @@ Decomposition decompose(const StepSpec& g, int ranks, const std::array<int, 3>& 
     for (int py = ranks / pz; py >= 1; --py) {
       if (ranks % (pz * py)) continue;
       const int px = ranks / (pz * py);
-      Decomposition d = make(g, {pz, py, px}, halo);
+      Decomposition d = make(g, {pz, py, px}, halo, x_tiles);
       if (too_thin(d) >= 0) continue;
       const long long cells = d.halo_cells(g);
       if (!found || cells < best_cells) {

@@ -36,11 +36,16 @@ struct Decomposition {
 
 // Cuts the updated region of `global` into `dims` parts per axis ({0, 0, 0}: "auto", the split
 // of `ranks` that sends the fewest halo cells), each part as even as the cells allow, no cut
-// inside an absorbing layer (a layer belongs to the rank at its edge of the grid). Throws
-// ConfigError (key parallel.decomposition, `source` the config file) when dims does not multiply
-// to `ranks` or leaves a part thinner than the halo.
+// inside an absorbing layer (a layer belongs to the rank at its edge of the grid). `x_tiles`:
+// the widths in cells of the x tiles the backend's kernels launch (the GPU's; empty for the
+// CPU): the x cuts move to whole tiles of the first where that saves tiles and gives no part
+// more tiles of any width than the even split's largest. Throws ConfigError (key
+// parallel.decomposition, `source` the config file) when dims does not multiply to `ranks` or
+// leaves a part thinner than the halo.
 Decomposition decompose(const StepSpec& global, int ranks, const std::array<int, 3>& dims, int halo,
-                        const std::string& source = {});
+                        const std::string& source = {}, const std::vector<int>& x_tiles = {});
+// The x tile widths of the GPU variants `auto` picks among for a physics.
+std::vector<int> gpu_x_tiles(Physics p);
 
 // One rank's part of a decomposed run: what its engine and its points are made for.
 struct RankDomain {

@@ -76,8 +76,10 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   r.group_size = world.size() / groups;
   r.group_index = world.rank() / r.group_size;
   const int halo = halo_width(c.physics.equation, plan.spec.radius);
+  const Backend resolved = resolve_backend(c, backend);
   Decomposition dec =
-      decompose(plan.spec, r.group_size, c.parallel.decomposition, halo, c.source_path);
+      decompose(plan.spec, r.group_size, c.parallel.decomposition, halo, c.source_path,
+                resolved == Backend::kCuda ? gpu_x_tiles(c.physics.equation) : std::vector<int>{});
   parallel::Comm group = world.split(r.group_index, world.rank());
   r.domain.sub = dec.subdomain(group.rank(), plan.spec);
   r.domain.spec = local_spec(plan.spec, r.domain.sub);
@@ -101,7 +103,7 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   if (!std::getenv("OMP_NUM_THREADS"))
     omp_set_num_threads(std::max(1, omp_get_num_procs() / r.ranks_on_node));
   r.exchange =
-      resolve_exchange(c.parallel.exchange, resolve_backend(c, backend), group, c.source_path);
+      resolve_exchange(c.parallel.exchange, resolved, group, c.source_path);
   r.group = std::make_unique<ShotGroup>(group, std::move(dec), plan.spec, r.domain);
   return r;
 }
@@ -113,6 +115,7 @@ nlohmann::json parallel_report(const parallel::Comm& world, const RankLayout& ra
           {"shot_groups", world.size() / ranks.group_size},
           {"ranks_per_group", ranks.group_size},
           {"decomposition", dec.dims},
+          {"cuts", dec.cuts},
           {"halo_cells", dec.halo},
           {"exchange", exchange ? exchange->name() : "none"},
           {"overlap", exchange && exchange->overlaps() && exchange->overlap},

@@ -82,6 +82,61 @@ TEST(Decomposition, CutsStayOutOfTheLayers) {
   EXPECT_EQ(d.cuts[2][3], p.spec.sponge.phys_hi[2] + 1);
 }
 
+// x tiles of tx cells the GPU's z-marching launches put over every rank's box (their rule: from
+// the box's first cell rounded down to 32), summed over the ranks of one y-z column, and the
+// largest rank's.
+std::array<int, 2> gpu_x_tile_count(const Decomposition& d, const StepSpec& g, int tx) {
+  int total = 0, most = 0;
+  for (int r = 0; r < d.dims[2]; ++r) {
+    const StepSpec l = local_spec(g, d.subdomain(r, g));
+    const int n = (l.end[2] - l.begin[2] / 32 * 32 + tx - 1) / tx;
+    total += n;
+    most = std::max(most, n);
+  }
+  return {total, most};
+}
+
+TEST(Decomposition, GpuCutsEndOnWholeTilesWhereThatSavesTiles) {
+  // 512 cells and a 20-cell sponge along x: 552 updated cells, 9 tiles of 64 on one rank.
+  const auto p = problem(512, 16, 16, test::sponge(20));
+  const std::vector<int> widths = gpu_x_tiles(Physics::kAcoustic);
+  ASSERT_EQ(widths, (std::vector<int>{64, 128}));
+  const Decomposition whole = decompose(p.spec, 1, {1, 1, 1}, 4, {}, widths);
+  for (const std::array<int, 3> dims :
+       {std::array<int, 3>{1, 1, 2}, {1, 1, 3}, {1, 1, 4}, {2, 1, 2}}) {
+    const int ranks = dims[0] * dims[1] * dims[2];
+    const Decomposition even = decompose(p.spec, ranks, dims, 4);
+    const Decomposition tiled = decompose(p.spec, ranks, dims, 4, {}, widths);
+    expect_cuts_cover(tiled, p.spec);
+    EXPECT_EQ(tiled.cuts[0], even.cuts[0]);  // z is never moved
+    for (int tx : widths) {
+      const auto e = gpu_x_tile_count(even, p.spec, tx), t = gpu_x_tile_count(tiled, p.spec, tx);
+      EXPECT_LE(t[1], e[1]) << "a rank got more tiles of " << tx << " than the even split's largest";
+      EXPECT_LE(t[0], e[0]);
+    }
+    // Two and four parts save tiles (three even parts of 184 cells already take 9 tiles, as one
+    // rank does); two ranks along x launch the tiles of one rank.
+    const auto e = gpu_x_tile_count(even, p.spec, 64), t = gpu_x_tile_count(tiled, p.spec, 64);
+    if (dims[2] != 3) {
+      EXPECT_LT(t[0], e[0]) << "the cuts saved no tile for " << dims[2] << " parts";
+    }
+    if (dims[2] == 2) {
+      EXPECT_EQ(t[0], gpu_x_tile_count(whole, p.spec, 64)[0]);
+    }
+  }
+  // 1 x 1 x 2: the even split gives 276 cells each (5 tiles each); the cut moves 24 cells down.
+  const Decomposition x2 = decompose(p.spec, 2, {1, 1, 2}, 4, {}, widths);
+  EXPECT_EQ(x2.cuts[2][1] - x2.cuts[2][0], 252);
+  // TTI's 32-cell tiles: the 276-cell halves already need 9 tiles each as one rank's 18 do,
+  // and a cut on 64 would give one of them 10: the split stays even; so does one where no cut
+  // saves a tile, and the CPU's (no widths).
+  EXPECT_EQ(decompose(p.spec, 2, {1, 1, 2}, 4, {}, gpu_x_tiles(Physics::kTti)).cuts,
+            decompose(p.spec, 2, {1, 1, 2}, 4).cuts);
+  const auto narrow = problem(40, 16, 16, test::no_boundary());
+  EXPECT_EQ(decompose(narrow.spec, 2, {1, 1, 2}, 4, {}, widths).cuts,
+            decompose(narrow.spec, 2, {1, 1, 2}, 4).cuts);
+}
+
 TEST(Decomposition, ThinPartsAndWrongCountsAreConfigErrors) {
   const auto p = problem(20, 20, 12, test::no_boundary());
   try {

@@ -37,7 +37,7 @@ from mpi_env import mpi_env, no_cuda_device
 
 CONFIG = """
 [grid]
-nx = 33
+nx = {nx}
 ny = 29
 nz = 27
 spacing = 10.0
@@ -73,6 +73,8 @@ interval = 0.05
 CASES = {
     "acoustic-sponge-fs": dict(physics="acoustic", boundary="sponge", fs="true"),
     "acoustic-cpml": dict(physics="acoustic", boundary="cpml", fs="false"),
+    # Wide enough in x for the GPU's cuts to end on whole tiles (uneven parts; CPU: even).
+    "acoustic-wide": dict(physics="acoustic", boundary="sponge", fs="true", nx=150),
     "acoustic-fp64": dict(physics="acoustic", boundary="sponge", fs="true", precision="fp64"),
     "vti-cpml": dict(physics="vti", boundary="cpml", fs="false"),
     "vti-sponge-fs": dict(physics="vti", boundary="sponge", fs="true", order=4),
@@ -112,7 +114,7 @@ def command_section(command, data):
 
 
 def config(case, out, command="run", data=""):
-    c = dict(precision="fp32", model_precision="fp32", order=8, source="position = [160.0, 150.0, 100.0]\n", shots="",
+    c = dict(nx=33, precision="fp32", model_precision="fp32", order=8, source="position = [160.0, 150.0, 100.0]\n", shots="",
              rx="0.0", rx_end="320.0", command=command_section(command, data))
     c.update(CASES[case])
     if case == "shots":  # receivers as offsets from each shot
@@ -241,6 +243,13 @@ def main():
                                     f"one rank {want}")
             if par.get("ranks") != n or par.get("shot_groups") != groups:
                 failures.append(f"{command} {case} {d}: report.json's parallel is {par}")
+            # The wide case's x cuts: whole 64-cell tiles on the GPU (the parts uneven), even on
+            # the CPU.
+            if case == "acoustic-wide" and groups == 1 and par.get("decomposition", [1])[-1] == 2:
+                x = par.get("cuts", [[], [], []])[2]
+                parts = [b - a for a, b in zip(x, x[1:])]
+                if len(parts) != 2 or (abs(parts[0] - parts[1]) > 1) != (backend == "cuda"):
+                    failures.append(f"{command} {case} {d}: x parts {parts} on the {backend}")
             # Each rank's loop time and its wait for the neighbours (the peer and nccl exchanges',
             # on the device; -1 where there is none to measure).
             if verb == "run":
