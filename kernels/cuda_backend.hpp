@@ -77,6 +77,13 @@ struct CudaEngineOptions {
 std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& medium, double dt,
                                          const CudaEngineOptions& options = {});
 
+// Resolves kernel.variant `variant` for engines of `spec` on `device` now ("auto": measures the
+// candidates, or reads the cache) and keeps the choice: the engines this process makes for that
+// spec and device later take it as it is. Ranks sharing a GPU call it in turn, so that no rank
+// times the candidates while another's kernels run. Does nothing in a build without CUDA.
+void cuda_choose_variant_ahead(const std::string& variant, Physics physics, const StepSpec& spec,
+                               int device);
+
 // The device halo exchanges of a decomposed run on CUDA engines (docs/parallel.md). Each packs
 // the faces a rank shares with its neighbours into contiguous device buffers and unpacks the
 // neighbours' into its halo, on the engine's stream; they differ in how the packed faces travel.

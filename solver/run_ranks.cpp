@@ -98,6 +98,20 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   const parallel::Comm node = world.node();
   r.domain.device = node.rank();
   r.ranks_on_node = node.size();
+  // Ranks sharing a GPU choose their kernel variants in turn: "auto" times the candidates on the
+  // device, and a neighbour's kernels running meanwhile would decide for it (a rank of two on
+  // one H100 once measured the naive variant fastest while its neighbour waited for it). The
+  // engines made later take the choice made here.
+  if (resolved == Backend::kCuda && c.kernel.variant == "auto") {
+    const int devices = cuda_device_count();
+    if (devices > 0 && node.size() > devices)
+      for (int turn = 0; turn < (node.size() + devices - 1) / devices; ++turn) {
+        if (node.rank() / devices == turn)
+          cuda_choose_variant_ahead(c.kernel.variant, c.physics.equation, r.domain.spec,
+                                    r.domain.device % devices);
+        node.barrier();
+      }
+  }
   // The node's cores shared among its ranks, unless OMP_NUM_THREADS says otherwise: several
   // ranks each starting one OpenMP thread a core would run cores x ranks threads.
   if (!std::getenv("OMP_NUM_THREADS"))

@@ -5,12 +5,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 
 #include <unistd.h>
 
 #include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda_backend.hpp"
 #include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda/timing.hpp"
 
@@ -104,6 +107,14 @@ const KernelVariant* by_name(const std::vector<const KernelVariant*>& cands,
   return nullptr;
 }
 
+// Choices made ahead by choose_variant_ahead, by cache key and device: what the engines made
+// later in this process take instead of measuring again.
+std::mutex ahead_mutex;
+std::map<std::pair<std::string, int>, VariantChoice>& ahead() {
+  static std::map<std::pair<std::string, int>, VariantChoice> m;
+  return m;
+}
+
 }  // namespace
 
 VariantChoice choose_variant(const std::string& requested, Physics physics, int order,
@@ -131,6 +142,11 @@ VariantChoice choose_variant(const std::string& requested, Physics physics, int 
   }
   const std::string path = cache_path();
   const std::string key = cache_key(device_name, physics, order, spec, cands);
+  {
+    const std::lock_guard<std::mutex> lock(ahead_mutex);
+    const auto it = ahead().find({key, device});
+    if (it != ahead().end()) return it->second;
+  }
   if (!path.empty()) {
     auto cached = read_cache(path, key);
     if (cached.size() == cands.size()) {
@@ -178,6 +194,18 @@ VariantChoice choose_variant(const std::string& requested, Physics physics, int 
   return c;
 }
 
+VariantChoice choose_variant_ahead(const std::string& requested, Physics physics, int order,
+                                   const StepSpec& spec, int device,
+                                   const std::string& device_name, int cc) {
+  VariantChoice c = choose_variant(requested, physics, order, spec, device, device_name, cc);
+  if (requested == "auto" && !c.gcells.empty()) {
+    const auto cands = runnable_variants(physics, order, spec, cc);
+    const std::lock_guard<std::mutex> lock(ahead_mutex);
+    ahead()[{cache_key(device_name, physics, order, spec, cands), device}] = c;
+  }
+  return c;
+}
+
 std::string describe(const VariantChoice& c) {
   std::ostringstream s;
   s << c.how;
@@ -191,3 +219,14 @@ std::string describe(const VariantChoice& c) {
 }
 
 }  // namespace seisfd::cuda
+
+namespace seisfd {
+
+void cuda_choose_variant_ahead(const std::string& variant, Physics physics, const StepSpec& spec,
+                               int device) {
+  const DeviceInfo d = cuda_device(device);
+  cuda::choose_variant_ahead(variant, physics, 2 * spec.radius, spec, device, d.name,
+                             d.compute_capability);
+}
+
+}  // namespace seisfd
