@@ -69,6 +69,8 @@
 #              [":key=value;..."] (default: 2 and 4 ranks cut along each axis); each rank's loop
 #              time and wait, and each busy GPU's lowest clock, power and utilisation
 #              (nvidia-smi every 100 ms; DECOMP_SMI=0: not)
+#   mpi-bw     scripts/mpi_bandwidth.c on 2 ranks: what MPI alone takes to swap host buffers of
+#              1 MB, one 512^3 order-8 face (4.9 MB) and 16 MB (the staged exchange's MPI part)
 #   ncu        Nsight Compute (--set full) of NCU_VARIANT's first update launch (default
 #              tti/o8/smem_ring) in a 3-step run of configs/bench_512_o8.toml: the 512^3 step itself,
 #              not a bench's verification or autotuning launch; report in $OUT/ncu.txt
@@ -813,6 +815,13 @@ step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds wha
   done
 }
 
+step_mpi_bw() {
+  log "mpi-bw: two ranks exchanging host buffers (scripts/mpi_bandwidth.c), as the staged exchange does"
+  mpicc -O2 scripts/mpi_bandwidth.c -o /tmp/mpi_bandwidth &&
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 \
+      mpirun --oversubscribe -np 2 /tmp/mpi_bandwidth 2>&1 | tee -a "$S"
+}
+
 [ $# -gt 0 ] || { awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 2; }
 for s in "$@"; do
   case "$s" in
@@ -837,6 +846,7 @@ for s in "$@"; do
     scaling) step_scaling ;;
     shots) step_shots ;;
     decomp) step_decomp ;;
+    mpi-bw) step_mpi_bw ;;
     *) echo "unknown step '$s'"; exit 2 ;;
   esac
 done
