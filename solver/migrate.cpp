@@ -419,26 +419,9 @@ RunSummary execute_migrate(const RunConfig& given, const RunOptions& opt) {
   s.directory = dir;
   s.reports = lead;
   if (!lead) return s;
-  const double il_max = *std::max_element(il_f.begin(), il_f.end());
   std::vector<std::string> written;
   for (ImagingCondition cond : mc.conditions) {
-    std::vector<float> img;
-    switch (cond) {
-      case ImagingCondition::kCrossCorrelation:
-        img = cc_f;
-        break;
-      case ImagingCondition::kNormalized:
-        img = huge_vector<float>(nphys);
-#pragma omp parallel for schedule(static)
-        for (size_t j = 0; j < nphys; ++j)
-          img[j] = static_cast<float>(double(cc_f[j]) / (double(il_f[j]) + 0.01 * il_max + 1e-300));
-        break;
-      case ImagingCondition::kInverseScattering:
-        img = negative_laplacian(zl_f, nz, ny, nx, h);  // -lap(sum u psi)
-#pragma omp parallel for schedule(static)
-        for (size_t j = 0; j < nphys; ++j) img[j] *= 0.5f;
-        break;
-    }
+    std::vector<float> img = imaging_condition(cond, cc_f, il_f, zl_f, nz, ny, nx, h);
     if (mc.laplacian) img = negative_laplacian(img, nz, ny, nx, h);
     if (writer) writer->write(to_string(cond), img.data());
     if (segy) write_segy(to_string(cond), img.data(), "ARBITRARY (IMAGE.H5 UNITS)");

@@ -165,4 +165,28 @@ std::vector<float> negative_laplacian(const std::vector<float>& in, int nz, int 
   return out;
 }
 
+std::vector<float> imaging_condition(ImagingCondition c, const std::vector<float>& cc,
+                                     const std::vector<float>& il, const std::vector<float>& zl,
+                                     int nz, int ny, int nx, const double h[3]) {
+  switch (c) {
+    case ImagingCondition::kCrossCorrelation:
+      return cc;
+    case ImagingCondition::kNormalized: {
+      const double il_max = *std::max_element(il.begin(), il.end());
+      std::vector<float> img = huge_vector<float>(cc.size());
+#pragma omp parallel for schedule(static)
+      for (size_t j = 0; j < cc.size(); ++j)
+        img[j] = static_cast<float>(double(cc[j]) / (double(il[j]) + 0.01 * il_max + 1e-300));
+      return img;
+    }
+    case ImagingCondition::kInverseScattering: {
+      std::vector<float> img = negative_laplacian(zl, nz, ny, nx, h);  // -lap(sum u psi)
+#pragma omp parallel for schedule(static)
+      for (size_t j = 0; j < img.size(); ++j) img[j] *= 0.5f;
+      return img;
+    }
+  }
+  return {};
+}
+
 }  // namespace seisfd

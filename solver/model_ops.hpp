@@ -31,4 +31,12 @@ std::vector<double> layout_to_physical(const SimGrid& grid, const std::vector<do
 std::vector<float> negative_laplacian(const std::vector<float>& in, int nz, int ny, int nx,
                                       const double h[3]);
 
+// The image of imaging condition `c` from a migration's stacks (physical cells): the
+// cross-correlation `cc` itself; `cc` over the illumination `il` plus 1% of its largest value
+// (normalized); half the negative Laplacian of the zero-lag correlation `zl`
+// (inverse_scattering; docs/migration.md §5). A stack the condition does not read may be empty.
+std::vector<float> imaging_condition(ImagingCondition c, const std::vector<float>& cc,
+                                     const std::vector<float>& il, const std::vector<float>& zl,
+                                     int nz, int ny, int nx, const double h[3]);
+
 }  // namespace seisfd
