@@ -234,3 +234,46 @@ TEST(Migration, TtiReflectorNeedsTheTtiModel) {
 
 }  // namespace
 }  // namespace seisfd
+
+// The imaging conditions' arithmetic on given stacks (docs/migration.md §5), written out here
+// independently: the cross-correlation as it is, normalised by the illumination plus 1% of its
+// largest value, and the inverse-scattering image as half the negative second-order Laplacian of
+// the zero-lag correlation (zero beyond the edges).
+TEST(ImagingConditions, AreTheFormulasOfTheDocs) {
+  const int nz = 5, ny = 4, nx = 6;
+  const double h[3] = {10.0, 12.5, 8.0};
+  const size_t n = static_cast<size_t>(nz) * ny * nx;
+  std::vector<float> cc(n), il(n), zl(n);
+  for (size_t j = 0; j < n; ++j) {
+    cc[j] = static_cast<float>(std::sin(0.7 * j) * 3.0);
+    il[j] = static_cast<float>(1.0 + std::cos(0.3 * j) * 0.9);
+    zl[j] = static_cast<float>(std::cos(1.1 * j) + 0.2 * j);
+  }
+  using seisfd::ImagingCondition;
+  EXPECT_EQ(seisfd::imaging_condition(ImagingCondition::kCrossCorrelation, cc, il, zl, nz, ny, nx, h),
+            cc);
+  const auto norm =
+      seisfd::imaging_condition(ImagingCondition::kNormalized, cc, il, zl, nz, ny, nx, h);
+  const double il_max = *std::max_element(il.begin(), il.end());
+  ASSERT_EQ(norm.size(), n);
+  for (size_t j = 0; j < n; ++j)
+    EXPECT_FLOAT_EQ(norm[j], static_cast<float>(cc[j] / (il[j] + 0.01 * il_max))) << j;
+  const auto inv =
+      seisfd::imaging_condition(ImagingCondition::kInverseScattering, cc, {}, zl, nz, ny, nx, h);
+  ASSERT_EQ(inv.size(), n);
+  const auto at = [&](int z, int y, int x) -> double {
+    if (z < 0 || z >= nz || y < 0 || y >= ny || x < 0 || x >= nx) return 0.0;
+    return zl[(static_cast<size_t>(z) * ny + y) * nx + x];
+  };
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        const double c = at(z, y, x);
+        const double lap = (at(z + 1, y, x) - 2 * c + at(z - 1, y, x)) / (h[0] * h[0]) +
+                           (at(z, y + 1, x) - 2 * c + at(z, y - 1, x)) / (h[1] * h[1]) +
+                           (at(z, y, x + 1) - 2 * c + at(z, y, x - 1)) / (h[2] * h[2]);
+        EXPECT_NEAR(inv[(static_cast<size_t>(z) * ny + y) * nx + x], -0.5 * lap,
+                    1e-5 * (1 + std::fabs(lap)))
+            << z << " " << y << " " << x;
+      }
+}
