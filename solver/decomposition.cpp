@@ -177,6 +177,15 @@ std::string Decomposition::text() const {
          std::to_string(dims[2]) + " (z x y x x)";
 }
 
+std::string Decomposition::split_text() const {
+  std::string t = text() + ", cuts";
+  for (int a = 0; a < 3; ++a) {
+    t += std::string(a ? "," : "") + " " + kAxis[a];
+    for (int c : cuts[a]) t += " " + std::to_string(c);
+  }
+  return t;
+}
+
 Decomposition decompose(const StepSpec& g, int ranks, const std::array<int, 3>& dims, int halo,
                         const std::string& source, const std::vector<int>& x_tiles) {
   const char* key = "parallel.decomposition";

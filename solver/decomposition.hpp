@@ -32,6 +32,9 @@ struct Decomposition {
   // Cells all ranks send per exchange of one field (what "auto" minimises).
   long long halo_cells(const StepSpec& global) const;
   std::string text() const;  // "2 x 1 x 1 (z x y x x)"
+  // text() and the cuts: "2 x 1 x 1 (z x y x x), cuts z 4 280 556, y 4 556, x 4 556" (what a
+  // checkpoint of the ranks' states names: the same counts may be cut elsewhere on the GPU).
+  std::string split_text() const;
 };
 
 // Cuts the updated region of `global` into `dims` parts per axis ({0, 0, 0}: "auto", the split

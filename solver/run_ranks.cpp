@@ -212,7 +212,7 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
       writer
           ? checkpoint_path
           : (fs::path(dir) / ("checkpoint.rank" + std::to_string(world.rank()) + ".h5")).string();
-  const std::string ckpt_digest = digest + "/" + group.decomposition().text();
+  const std::string ckpt_digest = digest + "/" + group.decomposition().split_text();
   std::optional<io::Checkpoint> resume_from;
   if (opt.resume && one_group) {
     std::vector<double> at{-1, -1};  // shot index, step
@@ -223,7 +223,8 @@ RunSummary execute_run_ranks(const RunConfig& config, const RunOptions& opt, par
         if (cp.config_digest.rfind(digest + "/", 0) == 0)
           throw io::IoError("checkpoint '" + checkpoint_path + "' was written by a launch split " +
                             cp.config_digest.substr(digest.size() + 1) + "; this one is split " +
-                            group.decomposition().text() + " (resume with the same ranks)");
+                            group.decomposition().split_text() +
+                            " (resume with the same ranks and backend)");
         throw io::IoError("checkpoint '" + checkpoint_path +
                           "' was written for another config or launch (" + cp.config_digest +
                           "; this one is " + ckpt_digest + ")");

@@ -127,6 +127,12 @@ TEST(Decomposition, GpuCutsEndOnWholeTilesWhereThatSavesTiles) {
   // 1 x 1 x 2: the even split gives 276 cells each (5 tiles each); the cut moves 24 cells down.
   const Decomposition x2 = decompose(p.spec, 2, {1, 1, 2}, 4, {}, widths);
   EXPECT_EQ(x2.cuts[2][1] - x2.cuts[2][0], 252);
+  // A checkpoint of the ranks' states names the cuts: the CPU's even split of the same counts is
+  // another split.
+  const Decomposition x2_cpu = decompose(p.spec, 2, {1, 1, 2}, 4);
+  EXPECT_EQ(x2.text(), x2_cpu.text());
+  EXPECT_NE(x2.split_text(), x2_cpu.split_text());
+  EXPECT_EQ(x2_cpu.split_text(), "1 x 1 x 2 (z x y x x), cuts z 4 60, y 4 60, x 4 280 556");
   // TTI's 32-cell tiles: the 276-cell halves already need 9 tiles each as one rank's 18 do,
   // and a cut on 64 would give one of them 10: the split stays even; so does one where no cut
   // saves a tile, and the CPU's (no widths).
