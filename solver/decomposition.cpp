@@ -28,7 +28,11 @@ std::vector<int> split_axis(const StepSpec& g, int a, int p) {
   return cuts;
 }
 
-int thinnest(const std::vector<int>& cuts);
+int thinnest(const std::vector<int>& cuts) {
+  int t = std::numeric_limits<int>::max();
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) t = std::min(t, cuts[k + 1] - cuts[k]);
+  return t;
+}
 
 // Tiles of `granule` cells each part of `cuts` spans: a part's tiles start at its first cell
 // less `lead` (the cells before it in the tile, which a GPU launch leaves idle: rank 0's begin,
@@ -77,12 +81,32 @@ std::vector<int> align_cuts(const StepSpec& g, int a, std::vector<int> even,
     if (cuts[k + 1] <= cuts[k]) return even;
   if (thinnest(cuts) < std::max(halo, 1)) return even;
   for (int w : widths)
-    if (tiles_of(cuts, w, lead_first, lead_rest).most > tiles_of(even, w, lead_first, lead_rest).most)
+    if (tiles_of(cuts, w, lead_first, lead_rest).most >
+        tiles_of(even, w, lead_first, lead_rest).most)
       return even;
   return tiles_of(cuts, granule, lead_first, lead_rest).total <
                  tiles_of(even, granule, lead_first, lead_rest).total
              ? cuts
              : even;
+}
+
+Decomposition make(const StepSpec& g, const std::array<int, 3>& dims, int halo,
+                   const std::vector<int>& x_tiles) {
+  Decomposition d;
+  d.dims = dims;
+  d.halo = halo;
+  for (int a = 0; a < 3; ++a) d.cuts[a] = split_axis(g, a, dims[a]);
+  // x tiles start at a multiple of 32 cells (the launches' row segments): rank 0's first
+  // g.begin[2] % 32 cells of its first tile are idle, the others' halo % 32.
+  d.cuts[2] = align_cuts(g, 2, d.cuts[2], x_tiles, g.begin[2] % 32, halo % 32, halo);
+  return d;
+}
+
+// The first axis whose parts are thinner than the halo, or -1.
+int too_thin(const Decomposition& d) {
+  for (int a = 0; a < 3; ++a)
+    if (d.dims[a] > 1 && thinnest(d.cuts[a]) < std::max(d.halo, 1)) return a;
+  return -1;
 }
 
 }  // namespace
@@ -99,37 +123,6 @@ std::vector<int> gpu_x_tiles(Physics p) {
       return {32};
   }
 }
-
-namespace {
-
-int thinnest(const std::vector<int>& cuts) {
-  int t = std::numeric_limits<int>::max();
-  for (size_t k = 0; k + 1 < cuts.size(); ++k) t = std::min(t, cuts[k + 1] - cuts[k]);
-  return t;
-}
-
-Decomposition make(const StepSpec& g, const std::array<int, 3>& dims, int halo,
-                   const std::vector<int>& x_tiles) {
-  Decomposition d;
-  d.dims = dims;
-  d.halo = halo;
-  for (int a = 0; a < 3; ++a) {
-    d.cuts[a] = split_axis(g, a, dims[a]);
-  }
-  // x tiles start at a multiple of 32 cells (the launches' row segments): rank 0's first
-  // g.begin[2] % 32 cells of its first tile are idle, the others' halo % 32.
-  d.cuts[2] = align_cuts(g, 2, d.cuts[2], x_tiles, g.begin[2] % 32, halo % 32, halo);
-  return d;
-}
-
-// The first axis whose parts are thinner than the halo, or -1.
-int too_thin(const Decomposition& d) {
-  for (int a = 0; a < 3; ++a)
-    if (d.dims[a] > 1 && thinnest(d.cuts[a]) < std::max(d.halo, 1)) return a;
-  return -1;
-}
-
-}  // namespace
 
 int halo_width(Physics, int radius) {
   return radius;

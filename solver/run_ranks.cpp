@@ -116,8 +116,7 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   // ranks each starting one OpenMP thread a core would run cores x ranks threads.
   if (!std::getenv("OMP_NUM_THREADS"))
     omp_set_num_threads(std::max(1, omp_get_num_procs() / r.ranks_on_node));
-  r.exchange =
-      resolve_exchange(c.parallel.exchange, resolved, group, c.source_path);
+  r.exchange = resolve_exchange(c.parallel.exchange, resolved, group, c.source_path);
   r.group = std::make_unique<ShotGroup>(group, std::move(dec), plan.spec, r.domain);
   return r;
 }

@@ -111,7 +111,8 @@ TEST(Decomposition, GpuCutsEndOnWholeTilesWhereThatSavesTiles) {
     EXPECT_EQ(tiled.cuts[0], even.cuts[0]);  // z is never moved
     for (int tx : widths) {
       const auto e = gpu_x_tile_count(even, p.spec, tx), t = gpu_x_tile_count(tiled, p.spec, tx);
-      EXPECT_LE(t[1], e[1]) << "a rank got more tiles of " << tx << " than the even split's largest";
+      EXPECT_LE(t[1], e[1]) << "a rank got more tiles of " << tx
+                            << " than the even split's largest";
       EXPECT_LE(t[0], e[0]);
     }
     // Two and four parts save tiles (three even parts of 184 cells already take 9 tiles, as one

@@ -250,8 +250,9 @@ TEST(ImagingConditions, AreTheFormulasOfTheDocs) {
     zl[j] = static_cast<float>(std::cos(1.1 * j) + 0.2 * j);
   }
   using seisfd::ImagingCondition;
-  EXPECT_EQ(seisfd::imaging_condition(ImagingCondition::kCrossCorrelation, cc, il, zl, nz, ny, nx, h),
-            cc);
+  EXPECT_EQ(
+      seisfd::imaging_condition(ImagingCondition::kCrossCorrelation, cc, il, zl, nz, ny, nx, h),
+      cc);
   const auto norm =
       seisfd::imaging_condition(ImagingCondition::kNormalized, cc, il, zl, nz, ny, nx, h);
   const double il_max = *std::max_element(il.begin(), il.end());

@@ -195,8 +195,8 @@ VariantChoice choose_variant(const std::string& requested, Physics physics, int 
 }
 
 VariantChoice choose_variant_ahead(const std::string& requested, Physics physics, int order,
-                                   const StepSpec& spec, int device,
-                                   const std::string& device_name, int cc) {
+                                   const StepSpec& spec, int device, const std::string& device_name,
+                                   int cc) {
   VariantChoice c = choose_variant(requested, physics, order, spec, device, device_name, cc);
   if (requested == "auto" && !c.gcells.empty()) {
     const auto cands = runnable_variants(physics, order, spec, cc);
