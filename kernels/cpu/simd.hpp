@@ -32,15 +32,23 @@ inline constexpr int kVectorBytes = 64;
 // GCC takes vector_size only on a concrete element type, not on a template parameter.
 typedef float VecF32 __attribute__((vector_size(kVectorBytes)));
 typedef double VecF64 __attribute__((vector_size(kVectorBytes)));
+// The same vectors at any element-aligned address (and aliasing the arrays' T): what loads and
+// stores go through. A memcpy into a VecF32 compiled, in places, to a byte-vector load stored to
+// the stack and loaded back as floats (a store-forwarding round trip per load; tti/oN/simd's
+// pass 1 did it for every z neighbour).
+typedef float VecF32u __attribute__((vector_size(kVectorBytes), aligned(4), may_alias));
+typedef double VecF64u __attribute__((vector_size(kVectorBytes), aligned(8), may_alias));
 template <class T>
 struct VecOf;
 template <>
 struct VecOf<float> {
   using type = VecF32;
+  using unaligned = VecF32u;
 };
 template <>
 struct VecOf<double> {
   using type = VecF64;
+  using unaligned = VecF64u;
 };
 
 template <class T>
@@ -48,12 +56,9 @@ struct Simd {
   using V = typename VecOf<T>::type;
   static constexpr int kLanes = kVectorBytes / static_cast<int>(sizeof(T));
 
-  static SEISFD_CPU_INLINE V load(const T* p) {
-    V v;
-    std::memcpy(&v, p, sizeof v);  // an unaligned vector load
-    return v;
-  }
-  static SEISFD_CPU_INLINE void store(T* p, V v) { std::memcpy(p, &v, sizeof v); }
+  using U = typename VecOf<T>::unaligned;
+  static SEISFD_CPU_INLINE V load(const T* p) { return *reinterpret_cast<const U*>(p); }
+  static SEISFD_CPU_INLINE void store(T* p, V v) { *reinterpret_cast<U*>(p) = v; }
   static SEISFD_CPU_INLINE V broadcast(T a) { return V{} + a; }
 
   // Lanes [lo, hi) of v to p[lo..hi); the other lanes' memory is neither read nor written (a
