@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "solver/wall_clock.hpp"
+
 namespace seisfd {
 namespace {
 
@@ -46,7 +48,7 @@ void migrate(Engine& e, const ShotOperator& shot, const std::vector<double>& dat
   storage.forward(src, shot.sources, shot.wavelet);
   if (times) {
     e.synchronize();
-    times->forward = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    times->forward = seconds_since(t0);
   }
   const auto t1 = std::chrono::steady_clock::now();
   // The adjoint propagation of the data, time-reversed, injected at the receivers: adjoint
@@ -79,7 +81,7 @@ void migrate(Engine& e, const ShotOperator& shot, const std::vector<double>& dat
   }
   if (times) {
     e.synchronize();
-    times->backward = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+    times->backward = seconds_since(t1);
   }
 }
 

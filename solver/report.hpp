@@ -13,6 +13,7 @@
 #include "kernels/engine.hpp"
 #include "solver/plan.hpp"
 #include "solver/survey.hpp"
+#include "solver/wall_clock.hpp"
 
 namespace seisfd {
 
@@ -20,10 +21,6 @@ namespace seisfd {
 // "halo cell" with the same (then negative or too large) physical indices outside the domain.
 std::string cell_text(const SimGrid& g, int64_t i);
 std::string now_iso();  // UTC, ISO 8601
-// Wall seconds since t0 (steady clock).
-inline double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // The samples the gathers keep of a shot's traces [receivers][nt] (every step): every
 // out_every-th, as float32, [receivers][samples] (samples < 0: nt_out, the whole shot). A shot

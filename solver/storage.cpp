@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "solver/wall_clock.hpp"
+
 namespace seisfd {
 namespace {
 
@@ -358,7 +360,7 @@ StorageCosts storage_costs(Engine& e, int nt, int shots,
       auto a = e.make_array(ArrayKind::kHost, kCells);
       e.synchronize();
     }
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double s = seconds_since(t0);
     c.pin_seconds_per_byte = s / (static_cast<double>(kCells) * sizeof(float));
   }
   return c;

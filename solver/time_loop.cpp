@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
+#include "solver/wall_clock.hpp"
+
 namespace seisfd {
 namespace {
 
@@ -82,9 +84,7 @@ LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
     if (checkpoints && done < total) {
       const bool by_steps = opt.checkpoint_every > 0 && done % opt.checkpoint_every == 0;
       bool by_time =
-          opt.checkpoint_seconds > 0 &&
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - last_checkpoint)
-                  .count() >= opt.checkpoint_seconds;
+          opt.checkpoint_seconds > 0 && seconds_since(last_checkpoint) >= opt.checkpoint_seconds;
       if (opt.agree && opt.checkpoint_seconds > 0) by_time = opt.agree(by_time);  // clocks differ
       if (by_steps || by_time) checkpoint();
     }
@@ -92,7 +92,7 @@ LoopResult run_time_loop(Propagation& prop, int nt, const LoopOptions& opt,
   check(engine.completed_diagnostics(0));
   engine.synchronize();
   r.steps = total - opt.start_step;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.seconds = seconds_since(t0);
   return r;
 }
 

@@ -1,0 +1,12 @@
+// Wall seconds since a steady-clock instant: what the drivers, the time loop and the migration's
+// phases time themselves with (light: no other header of the solver).
+#pragma once
+#include <chrono>
+
+namespace seisfd {
+
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace seisfd
