@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "kernels/wall_clock.hpp"
+
 namespace seisfd {
 namespace {
 
@@ -44,8 +46,7 @@ void Propagation::steps(int n_begin, int n_end) {
     x.finish = [&] {
       const auto t0 = std::chrono::steady_clock::now();
       exchange_->finish(*state_, fields);
-      exchange_->seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      exchange_->seconds += seconds_since(t0);
     };
     x.device_ordered = exchange_->device_ordered();
     x.id = exchange_;
@@ -57,8 +58,7 @@ void Propagation::steps(int n_begin, int n_end) {
     engine_.synchronize();  // the exchange's time is its own, not the step's
     const auto t0 = std::chrono::steady_clock::now();
     exchange_->exchange(*state_, fields);
-    exchange_->seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    exchange_->seconds += seconds_since(t0);
   }
 }
 

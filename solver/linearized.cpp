@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "solver/wall_clock.hpp"
+#include "kernels/wall_clock.hpp"
 
 namespace seisfd {
 namespace {

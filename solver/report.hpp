@@ -13,7 +13,7 @@
 #include "kernels/engine.hpp"
 #include "solver/plan.hpp"
 #include "solver/survey.hpp"
-#include "solver/wall_clock.hpp"
+#include "kernels/wall_clock.hpp"
 
 namespace seisfd {
 

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "solver/wall_clock.hpp"
+#include "kernels/wall_clock.hpp"
 
 namespace seisfd {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "solver/wall_clock.hpp"
+#include "kernels/wall_clock.hpp"
 
 namespace seisfd {
 namespace {

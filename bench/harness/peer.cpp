@@ -9,6 +9,7 @@
 #include "bench/harness/harness.hpp"
 #include "kernels/cuda/buffer.hpp"
 #include "kernels/cuda/device_guard.hpp"
+#include "kernels/wall_clock.hpp"
 
 namespace seisfd::bench {
 namespace {
@@ -42,7 +43,7 @@ double median_seconds(int repeats, const std::vector<cudaStream_t>& streams, Rou
     const auto t0 = std::chrono::steady_clock::now();
     round();
     sync();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    t.push_back(seconds_since(t0));
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];

@@ -27,6 +27,7 @@
 #include "kernels/cpu/tti_blocked.hpp"
 #include "kernels/cpu/zmarch.hpp"
 #include "kernels/huge_pages.hpp"
+#include "kernels/wall_clock.hpp"
 
 namespace seisfd::cpu {
 
@@ -291,8 +292,7 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
         },
         target);
   });
-  tuner.report(s, threads, target,
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  tuner.report(s, threads, target, seconds_since(t0));
 }
 
 }  // namespace seisfd::cpu

@@ -36,8 +36,8 @@ VariantChoice choose_variant(const std::string& requested, Physics physics, int 
 // (device, physics, order, shape, candidates) with it, neither reading the cache nor measuring
 // (kernels/cuda_backend.hpp's cuda_choose_variant_ahead: ranks sharing a GPU measure in turn).
 VariantChoice choose_variant_ahead(const std::string& requested, Physics physics, int order,
-                                   const StepSpec& spec, int device,
-                                   const std::string& device_name, int cc);
+                                   const StepSpec& spec, int device, const std::string& device_name,
+                                   int cc);
 
 // "measured: a 181.2, b 179.9 Gcells/s" and the like, for the run report.
 std::string describe(const VariantChoice& c);

@@ -1,5 +1,5 @@
-// Wall seconds since a steady-clock instant: what the drivers, the time loop and the migration's
-// phases time themselves with (light: no other header of the solver).
+// Wall seconds since a steady-clock instant: what the kernels, the drivers and the time loop time
+// themselves with (light: no other header of the project).
 #pragma once
 #include <chrono>
 
