@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "kernels/cuda/buffer.hpp"
-#include "kernels/cuda_backend.hpp"
 #include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda/timing.hpp"
+#include "kernels/cuda_backend.hpp"
 
 namespace seisfd::cuda {
 namespace {
@@ -115,11 +115,10 @@ std::map<std::pair<std::string, int>, VariantChoice>& ahead() {
   return m;
 }
 
-}  // namespace
-
-VariantChoice choose_variant(const std::string& requested, Physics physics, int order,
-                             const StepSpec& spec, int device, const std::string& device_name,
-                             int cc) {
+// choose_variant; with `keep`, a choice it measures or reads from the cache also goes into
+// ahead() under its key.
+VariantChoice choose(const std::string& requested, Physics physics, int order, const StepSpec& spec,
+                     int device, const std::string& device_name, int cc, bool keep) {
   VariantChoice c;
   if (requested != "auto") {
     c.variant = &resolve_variant(requested, physics, order, spec, cc);
@@ -147,6 +146,13 @@ VariantChoice choose_variant(const std::string& requested, Physics physics, int 
     const auto it = ahead().find({key, device});
     if (it != ahead().end()) return it->second;
   }
+  const auto kept = [&](const VariantChoice& v) {
+    if (keep) {
+      const std::lock_guard<std::mutex> lock(ahead_mutex);
+      ahead()[{key, device}] = v;
+    }
+    return v;
+  };
   if (!path.empty()) {
     auto cached = read_cache(path, key);
     if (cached.size() == cands.size()) {
@@ -156,7 +162,7 @@ VariantChoice choose_variant(const std::string& requested, Physics physics, int 
         c.variant = v;
         c.how = "cached (" + path + ")";
         c.gcells = std::move(cached);
-        return c;
+        return kept(c);
       }
     }
   }
@@ -191,19 +197,21 @@ VariantChoice choose_variant(const std::string& requested, Physics physics, int 
                              " on " + device_name);
   c.how = "measured";
   if (!path.empty() && write_cache(path, key, c.gcells)) c.how += ", cached in " + path;
-  return c;
+  return kept(c);
+}
+
+}  // namespace
+
+VariantChoice choose_variant(const std::string& requested, Physics physics, int order,
+                             const StepSpec& spec, int device, const std::string& device_name,
+                             int cc) {
+  return choose(requested, physics, order, spec, device, device_name, cc, false);
 }
 
 VariantChoice choose_variant_ahead(const std::string& requested, Physics physics, int order,
                                    const StepSpec& spec, int device, const std::string& device_name,
                                    int cc) {
-  VariantChoice c = choose_variant(requested, physics, order, spec, device, device_name, cc);
-  if (requested == "auto" && !c.gcells.empty()) {
-    const auto cands = runnable_variants(physics, order, spec, cc);
-    const std::lock_guard<std::mutex> lock(ahead_mutex);
-    ahead()[{cache_key(device_name, physics, order, spec, cands), device}] = c;
-  }
-  return c;
+  return choose(requested, physics, order, spec, device, device_name, cc, true);
 }
 
 std::string describe(const VariantChoice& c) {
