@@ -6,7 +6,7 @@
 # Steps (each builds what it needs first; a warm machine keeps build/ between calls):
 #   build      configure and build (device preset, sm_90; .deps/include carries toml++, see
 #              scripts/prepare_device_deps.sh), ptxas spill warnings into the summary
-#   gpu-tests  SEISFD_REQUIRE_GPU=1 ctest -L gpu (skips turn into failures); GPU_TESTS, GPU_TESTS_EXCLUDE: ctest -R, -E
+#   gpu-tests  SEISFD_REQUIRE_GPU=1 ctest -L gpu -LE multigpu (skips turn into failures); GPU_TESTS, GPU_TESTS_EXCLUDE: ctest -R, -E
 #              filters; the tests' printed errors ("[gpu-...]" lines) into gpu_printed.txt
 #   multigpu-tests  ctest -L multigpu (the NCCL rank tests: a GPU a rank), SEISFD_REQUIRE_GPU=1
 #   exchange-probe  short decomposed runs of PROBE_EXCHANGES (nccl) on PROBE_NP (2) ranks, overlap
@@ -70,7 +70,8 @@
 #              time and wait, and each busy GPU's lowest clock, power and utilisation
 #              (nvidia-smi every 100 ms; DECOMP_SMI=0: not)
 #   mpi-bw     scripts/mpi_bandwidth.c on 2 ranks: what MPI alone takes to swap host buffers of
-#              1 MB, one 512^3 order-8 face (4.9 MB) and 16 MB (the staged exchange's MPI part)
+#              1 MB, one 512^3 order-8 face (4.9 MB) and 16 MB (the staged exchange's MPI part);
+#              MPI_BW_MCA: ';'-separated sets of mpirun arguments (MCA settings) to run it under
 #   ncu        Nsight Compute (--set full) of NCU_VARIANT's first update launch (default
 #              tti/o8/smem_ring) in a 3-step run of configs/bench_512_o8.toml: the 512^3 step itself,
 #              not a bench's verification or autotuning launch; report in $OUT/ncu.txt
@@ -131,6 +132,14 @@ build() {
   built=1
 }
 
+# One shard of the GPU tests on GPU $1 of $2. The multigpu tests (a GPU a rank) are
+# multigpu-tests' own: a shard sees one GPU.
+gpu_shard() {
+  CUDA_VISIBLE_DEVICES=$1 SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu -LE multigpu \
+    -I $(($1 + 1)),,$2 ${GPU_TESTS:+-R "$GPU_TESTS"} ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} -j ${GPU_CTEST_J:-4} --timeout 300 --output-on-failure \
+    > "$OUT/ctest_gpu_$1.log" 2>&1
+}
+
 step_gpu_tests() {
   build
   local ngpu
@@ -143,21 +152,17 @@ step_gpu_tests() {
   ctest --test-dir $B -N -L gpu > /dev/null 2>&1
   local shards
   shards=${GPU_SHARDS:-$(seq 0 $((ngpu - 1)))}
-  for i in $shards; do
-    CUDA_VISIBLE_DEVICES=$i SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu \
-      -I $((i + 1)),,$ngpu ${GPU_TESTS:+-R "$GPU_TESTS"} ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} -j ${GPU_CTEST_J:-4} --timeout 300 --output-on-failure \
-      > "$OUT/ctest_gpu_$i.log" 2>&1 &
-  done
+  for i in $shards; do gpu_shard $i $ngpu & done
   wait
   # A shard whose ctest found a test list being rewritten by another's discovery (cmake's
-  # googletest JSON, seen on 4 shards at once) ran nothing: it runs again, alone.
+  # googletest JSON, seen on 4 shards at once) ran nothing: those run again, together (the lists
+  # are written by then).
   for i in $shards; do
     grep -q "discover_tests failed" "$OUT/ctest_gpu_$i.log" || continue
     log "shard $i: test discovery raced, run again"
-    CUDA_VISIBLE_DEVICES=$i SEISFD_REQUIRE_GPU=1 timeout ${GPU_CTEST_S:-420} ctest --test-dir $B -L gpu \
-      -I $((i + 1)),,$ngpu ${GPU_TESTS:+-R "$GPU_TESTS"} ${GPU_TESTS_EXCLUDE:+-E "$GPU_TESTS_EXCLUDE"} -j ${GPU_CTEST_J:-4} --timeout 300 --output-on-failure \
-      > "$OUT/ctest_gpu_$i.log" 2>&1
+    gpu_shard $i $ngpu &
   done
+  wait
   grep -h "^\[gpu-" $B/Testing/Temporary/LastTest*.log > "$OUT/gpu_printed.txt" 2>/dev/null
   for i in $shards; do
     echo "ctest gpu shard $i: $(grep -E "tests passed|tests failed" "$OUT/ctest_gpu_$i.log") $(grep -E "Total Test time" "$OUT/ctest_gpu_$i.log")" | tee -a "$S"
@@ -817,9 +822,18 @@ step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds wha
 
 step_mpi_bw() {
   log "mpi-bw: two ranks exchanging host buffers (scripts/mpi_bandwidth.c), as the staged exchange does"
-  mpicc -O2 scripts/mpi_bandwidth.c -o /tmp/mpi_bandwidth &&
+  echo "kernel.yama.ptrace_scope: $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo absent)" | tee -a "$S"
+  mpicc -O2 scripts/mpi_bandwidth.c -o /tmp/mpi_bandwidth || return
+  # MPI_BW_MCA: ';'-separated sets of further mpirun arguments, each run in turn ("" the defaults).
+  local sets args a
+  IFS=';' read -r -a sets <<< "${MPI_BW_MCA:-}"
+  [ ${#sets[@]} -gt 0 ] || sets=("")
+  for args in "${sets[@]}"; do
+    echo "-- mpirun ${args:-(defaults)}" | tee -a "$S"
+    IFS=' ' read -r -a a <<< "$args"
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 120 \
-      mpirun --oversubscribe -np 2 /tmp/mpi_bandwidth 2>&1 | tee -a "$S"
+      mpirun --oversubscribe -np 2 "${a[@]}" /tmp/mpi_bandwidth 2>&1 | grep -v '^$' | head -20 | tee -a "$S"
+  done
 }
 
 [ $# -gt 0 ] || { awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 2; }
