@@ -98,6 +98,9 @@ struct HaloLink {
   std::function<void(const std::vector<Message>& sends, const std::vector<Message>& recvs)>
       exchange;
   std::function<void(void* data, size_t bytes, int root)> broadcast;  // root's bytes to all
+  // Host memory shared with the group's ranks on this node (parallel::Comm::share_host),
+  // collectively; empty: none (the staged MPI exchange then keeps host buffers of its own).
+  std::function<std::shared_ptr<SharedHostSegments>(size_t bytes)> share_host;
 
   // Sends `send_bytes` to rank `to` while receiving `recv_bytes` from rank `from` (-1: nothing
   // that way): a round of exchange() with one message each way at most.
@@ -121,7 +124,9 @@ std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine& engine, const Halo
 //               build with NCCL (nccl_built()) and one GPU a rank; the engine must outlive the
 //               exchange (its graphs hold the communicator: they are dropped first);
 //   kMpiStaged: through pinned host buffers and MPI (link.exchange), the host waiting in MPI
-//               while the interior computes;
+//               while the interior computes; a neighbour on the same node reads the face from
+//               this rank's host buffer itself (link.share_host), MPI carrying only a
+//               zero-byte "ready" message;
 //   kMpiDevice: MPI on the device buffers themselves (a CUDA-aware MPI library).
 enum class DeviceTransport { kNccl, kMpiStaged, kMpiDevice };
 std::unique_ptr<HaloExchange> make_cuda_transport_exchange(Engine& engine, const HaloLink& link,

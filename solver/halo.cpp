@@ -102,6 +102,7 @@ std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parall
   link.broadcast = [group](void* data, size_t bytes, int root) {
     group.broadcast(data, bytes, root);
   };
+  link.share_host = [group](size_t bytes) { return group.share_host(bytes); };
   std::unique_ptr<HaloExchange> x;
   if (resolved == Exchange::kPeer)
     x = make_cuda_peer_exchange(engine, link);

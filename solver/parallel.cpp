@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <limits>
 #include <stdexcept>
 #include <thread>
@@ -40,6 +41,28 @@ bool launched_by_mpi() {
     if (std::getenv(v)) return true;
   return false;
 }
+
+namespace {
+
+size_t whole_pages(size_t bytes) {
+  constexpr size_t kPage = 4096;
+  return (bytes + kPage - 1) / kPage * kPage;
+}
+
+// share_host of a world of one rank: its own memory.
+std::shared_ptr<SharedHostSegments> own_segment(size_t bytes) {
+  struct Own final : SharedHostSegments {
+    std::vector<unsigned char> data;
+  };
+  auto s = std::make_shared<Own>();
+  s->data.resize(bytes);
+  s->own = s->region = s->data.data();
+  s->region_bytes = bytes;
+  s->of = {s->own};
+  return s;
+}
+
+}  // namespace
 
 #if SEISFD_HAVE_MPI
 
@@ -333,6 +356,65 @@ long long Comm::fetch_add() const {
   return before;
 }
 
+namespace {
+
+// An MPI shared-memory window over a node's ranks and its communicator, freed together.
+struct WindowSegments final : SharedHostSegments {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Win win = MPI_WIN_NULL;
+  ~WindowSegments() override {
+    // The release is collective: a rank unwinding from an error would wait in it for ranks that
+    // never come, instead of reaching the MPI_Abort that ends them all; its memory goes with the
+    // process.
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized || std::uncaught_exceptions() > 0) return;
+    if (win != MPI_WIN_NULL) MPI_Win_free(&win);
+    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<SharedHostSegments> Comm::share_host(size_t bytes) const {
+  bytes = whole_pages(bytes);
+  if (!impl_) return own_segment(bytes);
+  auto s = std::make_shared<WindowSegments>();
+  check(MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &s->node),
+        "MPI_Comm_split_type");
+  check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, s->node, &s->own,
+                                &s->win),
+        "MPI_Win_allocate_shared");
+  // This communicator's ranks as ranks of the node (MPI_UNDEFINED: elsewhere).
+  MPI_Group mine, node;
+  MPI_Comm_group(impl_->comm, &mine);
+  MPI_Comm_group(s->node, &node);
+  std::vector<int> ranks(size_), on_node(size_);
+  for (int r = 0; r < size_; ++r) ranks[r] = r;
+  MPI_Group_translate_ranks(mine, size_, ranks.data(), node, on_node.data());
+  MPI_Group_free(&mine);
+  MPI_Group_free(&node);
+  s->of.assign(size_, nullptr);
+  int node_size = 0;
+  MPI_Comm_size(s->node, &node_size);
+  auto* lo = static_cast<unsigned char*>(nullptr);
+  auto* hi = lo;
+  for (int n = 0; n < node_size; ++n) {
+    MPI_Aint size = 0;
+    int unit = 0;
+    void* base = nullptr;
+    check(MPI_Win_shared_query(s->win, n, &size, &unit, &base), "MPI_Win_shared_query");
+    auto* b = static_cast<unsigned char*>(base);
+    if (size > 0 && (!lo || b < lo)) lo = b;
+    if (size > 0 && (!hi || b + size > hi)) hi = b + size;
+    for (int r = 0; r < size_; ++r)
+      if (on_node[r] == n) s->of[r] = base;
+  }
+  s->region = lo;
+  s->region_bytes = static_cast<size_t>(hi - lo);
+  return s;
+}
+
 void Comm::progress() const {
   if (!impl_) return;
   // A probe for a tag no message carries: OpenMPI answers a probe that matches a message
@@ -426,6 +508,9 @@ long long Comm::fetch_add() const {
 void Comm::progress() const {}
 void Comm::abort(int code) const {
   std::exit(code);
+}
+std::shared_ptr<SharedHostSegments> Comm::share_host(size_t bytes) const {
+  return own_segment(whole_pages(bytes));
 }
 
 #endif

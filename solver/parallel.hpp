@@ -85,6 +85,11 @@ class Comm {
   bool poll(int tag, std::vector<double>& out) const;
   std::vector<double> receive(int tag) const;
 
+  // Host memory shared with the ranks of this node: a segment of `bytes` each (rounded up to
+  // whole pages), every node-local rank's segment addressable here (MPI_Win_allocate_shared over
+  // node()). Collective; so is the release, when the last copy of the result goes.
+  std::shared_ptr<SharedHostSegments> share_host(size_t bytes) const;
+
   // A shared counter on rank 0 of this communicator: the value before adding 1 (MPI one-sided
   // fetch-and-add on a window made by make_counter, collectively).
   void make_counter();

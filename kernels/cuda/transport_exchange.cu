@@ -17,8 +17,19 @@
 //
 // MPI. start() queues the packs (and, staged, the copies to pinned memory, on the second stream,
 // so the interior need not wait for them); finish() waits on the host for those copies, sends and
-// receives every face of the phase at once (MPI_Isend/MPI_Irecv), queues the copies back and the
-// unpacks. The host waits in MPI while the interior computes on the device.
+// receives every face of the phase at once (MPI_Isend/MPI_Irecv), queues the copies back (on the
+// second stream: they too run beside the interior) and, after them, the unpacks. The host waits
+// in MPI while the interior computes on the device.
+//
+// Staged, between ranks of one node: the pinned host buffers of the faces sent are one segment of
+// host memory the node's ranks share (HaloLink::share_host: an MPI shared-memory window, pinned
+// by each rank), so a neighbour on the node copies the face to its device straight from this
+// rank's segment: MPI carries a zero-byte message that says the face is there, and the face
+// crosses the host once (device to host, host to device) instead of also through MPI's own
+// shared-memory copies. The segment holds two copies of the faces, used by alternate exchanges:
+// exchange c + 1 writes the other copy, and exchange c + 2 writes this one only after the
+// neighbour's "ready" of exchange c + 1, which it sends once its own copies of exchange c + 1
+// are done, and those follow, on its second stream, its copies back of exchange c.
 //
 // Reuse of the buffers. Exchange c + 1 packs into the send buffers after the engine's stream has
 // passed exchange c's wait for the transfers (NCCL) or after the host's MPI_Waitall (MPI); it
@@ -99,6 +110,7 @@ class TransportExchange final : public FaceExchange {
     for (int p = 0; p < 3; ++p) {
       CUDA_CHECK(cudaEventCreateWithFlags(&packed_[p], cudaEventDisableTiming));
       CUDA_CHECK(cudaEventCreateWithFlags(&moved_[p], cudaEventDisableTiming));
+      CUDA_CHECK(cudaEventCreateWithFlags(&landed_[p], cudaEventDisableTiming));
     }
     CUDA_CHECK(cudaMalloc(&clock_, 2 * sizeof(unsigned long long)));
     CUDA_CHECK(cudaMemset(clock_, 0, 2 * sizeof(unsigned long long)));
@@ -108,12 +120,9 @@ class TransportExchange final : public FaceExchange {
         if (link_.neighbour[slot] < 0) continue;
         CUDA_CHECK(cudaMalloc(&send_[slot][0], face_bytes(a)));
         CUDA_CHECK(cudaMalloc(&recv_[slot][0], face_bytes(a)));
-        if (transport_ == DeviceTransport::kMpiStaged) {
-          CUDA_CHECK(cudaMallocHost(&host_send_[slot], face_bytes(a)));
-          CUDA_CHECK(cudaMallocHost(&host_recv_[slot], face_bytes(a)));
-        }
       }
     check_neighbours();
+    if (transport_ == DeviceTransport::kMpiStaged) make_host_buffers();
     if (transport_ == DeviceTransport::kNccl) make_communicator();
   }
 
@@ -139,10 +148,12 @@ class TransportExchange final : public FaceExchange {
       if (host_send_[s]) cudaFreeHost(host_send_[s]);
       if (host_recv_[s]) cudaFreeHost(host_recv_[s]);
     }
+    if (shared_ && pinned_) cudaHostUnregister(shared_->region);
     if (clock_) cudaFree(clock_);
     for (int p = 0; p < 3; ++p) {
       if (packed_[p]) cudaEventDestroy(packed_[p]);
       if (moved_[p]) cudaEventDestroy(moved_[p]);
+      if (landed_[p]) cudaEventDestroy(landed_[p]);
     }
     if (side_) cudaStreamDestroy(side_);
   }
@@ -157,6 +168,7 @@ class TransportExchange final : public FaceExchange {
   void start(WaveState& ws) override {
     const FieldPtrs f = fields_of(ws, fields_, name());
     const cuda::DeviceGuard guard(device_);
+    copy_ ^= 1;
     send_phase(f, 0);
     started_ = true;
   }
@@ -194,7 +206,7 @@ class TransportExchange final : public FaceExchange {
       transfer(i, end);
     } else {
       for_slots(i, end, [&](int slot, int a) {
-        CUDA_CHECK(cudaMemcpyAsync(host_send_[slot], send_[slot][0], face_bytes(a),
+        CUDA_CHECK(cudaMemcpyAsync(host_send(slot), send_[slot][0], face_bytes(a),
                                    cudaMemcpyDeviceToHost, side_));
       });
     }
@@ -220,17 +232,76 @@ class TransportExchange final : public FaceExchange {
     for_slots(i, end, [&](int slot, int a) {
       const int peer = link_.neighbour[slot];
       // Tags by the receiver's slot: this rank's face on side s is the neighbour's on side 1-s.
-      sends_.push_back(
-          {staged ? host_send_[slot] : send_[slot][0], face_bytes(a), peer, kTag + (slot ^ 1)});
+      // A neighbour that reads the face from the shared segment gets a zero-byte message.
+      const size_t bytes = remote_[slot] ? 0 : face_bytes(a);
+      sends_.push_back({staged ? host_send(slot) : send_[slot][0], bytes, peer, kTag + (slot ^ 1)});
       recvs_.push_back(
-          {staged ? host_recv_[slot] : recv_[slot][0], face_bytes(a), peer, kTag + slot});
+          {staged ? remote_or_host_recv(slot) : recv_[slot][0], bytes, peer, kTag + slot});
     });
     link_.exchange(sends_, recvs_);
-    if (staged)
-      for_slots(i, end, [&](int slot, int a) {
-        CUDA_CHECK(cudaMemcpyAsync(recv_[slot][0], host_recv_[slot], face_bytes(a),
-                                   cudaMemcpyHostToDevice, stream()));
-      });
+    if (!staged) return;
+    for_slots(i, end, [&](int slot, int a) {
+      CUDA_CHECK(cudaMemcpyAsync(recv_[slot][0], remote_or_host_recv(slot), face_bytes(a),
+                                 cudaMemcpyHostToDevice, side_));
+    });
+    CUDA_CHECK(cudaEventRecord(landed_[p], side_));
+    CUDA_CHECK(cudaStreamWaitEvent(stream(), landed_[p], 0));
+  }
+
+  // Staged MPI: the pinned host buffers. Those of the faces sent are this rank's segment of the
+  // node's shared host memory where the link offers it (two copies, see the header), laid out
+  // slot after slot; each neighbour on the node says where in its segment the face it sends this
+  // rank lies. A face from a neighbour elsewhere arrives in a pinned buffer of its own.
+  void make_host_buffers() {
+    size_t at[6] = {}, half = 0;
+    for (int slot = 0; slot < 6; ++slot)
+      if (link_.neighbour[slot] >= 0) {
+        at[slot] = half;
+        half += face_bytes(slot / 2);
+      }
+    if (link_.share_host) {
+      shared_ = link_.share_host(2 * half);  // collective over the group
+      CUDA_CHECK(
+          cudaHostRegister(shared_->region, shared_->region_bytes, cudaHostRegisterPortable));
+      pinned_ = true;
+      half_ = half;
+      // Each neighbour's offset and copy size of the face it sends this rank: the round of axis a
+      // and side s sends what goes out on side s, and hears from the neighbour on side 1 - s.
+      for (int a = 0; a < 3; ++a)
+        for (int side = 0; side < 2; ++side) {
+          const int out = 2 * a + side, in = 2 * a + 1 - side;
+          const int to = link_.neighbour[out], from = link_.neighbour[in];
+          const uint64_t mine[2] = {at[out], half};
+          uint64_t theirs[2] = {0, 0};
+          link_.sendrecv(mine, to >= 0 ? sizeof mine : 0, to, theirs, from >= 0 ? sizeof theirs : 0,
+                         from, kTag + 20 + out);
+          if (from < 0 || !shared_->of[from]) continue;
+          remote_[in] = static_cast<unsigned char*>(shared_->of[from]) + theirs[0];
+          remote_half_[in] = theirs[1];
+        }
+      for (int slot = 0; slot < 6; ++slot)
+        send_at_[slot] = static_cast<unsigned char*>(shared_->own) + at[slot];
+    } else {
+      for (int slot = 0; slot < 6; ++slot)
+        if (link_.neighbour[slot] >= 0) {
+          CUDA_CHECK(cudaMallocHost(&host_send_[slot], face_bytes(slot / 2)));
+          send_at_[slot] = reinterpret_cast<unsigned char*>(host_send_[slot]);
+        }
+    }
+    for (int slot = 0; slot < 6; ++slot)
+      if (link_.neighbour[slot] >= 0 && !remote_[slot])
+        CUDA_CHECK(cudaMallocHost(&host_recv_[slot], face_bytes(slot / 2)));
+  }
+
+  // This exchange's copy of the face sent on `slot` in host memory.
+  void* host_send(int slot) const {
+    return send_at_[slot] + copy_ * half_;
+  }
+  // Where the face that arrives on `slot` is read from: the neighbour's segment, or this rank's
+  // receive buffer.
+  void* remote_or_host_recv(int slot) const {
+    if (remote_[slot]) return remote_[slot] + copy_ * remote_half_[slot];
+    return host_recv_[slot];
   }
 
   // The phases' index (0, 1, 2) of the phase that starts at axes_[i].
@@ -307,12 +378,23 @@ class TransportExchange final : public FaceExchange {
   // By phase: the packs done (engine's stream); the faces moved (second stream).
   cudaEvent_t packed_[3] = {}, moved_[3] = {};
   unsigned long long* clock_ = nullptr;  // stamp_kernel's and waited_kernel's (device memory)
+  cudaEvent_t landed_[3] = {};           // staged: the faces copied to the device (second stream)
   // By slot: this rank's packed faces and the neighbours' received (device; [1] unused), and
   // their pinned host copies (staged MPI).
   float* send_[6][2] = {};
   float* recv_[6][2] = {};
-  float* host_send_[6] = {};
-  float* host_recv_[6] = {};
+  float* host_send_[6] = {};  // without shared host memory
+  float* host_recv_[6] = {};  // a neighbour not read from shared host memory
+  // Staged: where the face sent on a slot lies in host memory (copy 0), the size of one copy
+  // (0: a single copy), the copy this exchange uses, and, for a neighbour on the node, where the
+  // face it sends lies in its segment (copy 0) and its copy size.
+  unsigned char* send_at_[6] = {};
+  size_t half_ = 0;
+  int copy_ = 0;
+  unsigned char* remote_[6] = {};
+  size_t remote_half_[6] = {};
+  std::shared_ptr<SharedHostSegments> shared_;
+  bool pinned_ = false;
   std::vector<RankMessage> sends_, recvs_;  // MPI: the round of the phase under way (reused)
 #if SEISFD_HAVE_NCCL
   ncclComm_t comm_ = nullptr;

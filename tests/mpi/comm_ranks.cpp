@@ -5,7 +5,8 @@
 //
 // Each rank sends a message of its own to both ring neighbours in one round (every receive and
 // send posted at once: sizes differing by direction, one tag a direction, a message to itself
-// where the ring has 1 rank), and checks what arrived; then rank N-1 broadcasts 128 bytes.
+// where the ring has 1 rank), and checks what arrived; then rank N-1 broadcasts 128 bytes; then
+// the ranks share host segments (Comm::share_host) and each reads the others'.
 // Rank 0 prints one line; the exit status is the number of failures on this rank.
 #include <cstdio>
 #include <cstring>
@@ -58,9 +59,46 @@ int main(int argc, char** argv) {
       ++failures;
       break;
     }
+  // Node-shared host segments (the staged GPU exchange's faces between ranks of a node): every
+  // rank fills its own segment, then reads each other rank's through its own mapping; the
+  // segments lie in the region (what the GPU exchange pins) and do not overlap.
+  {
+    const size_t count = 3000 + 10 * me;  // not whole pages: rounded up by share_host
+    const auto seg = world.share_host(count * sizeof(int) * (me == 0 ? 2 : 1));
+    if (static_cast<int>(seg->of.size()) != n || seg->of[me] != seg->own) {
+      std::fprintf(stderr, "rank %d: share_host lists %zu ranks, its own at another address\n", me,
+                   seg->of.size());
+      ++failures;
+    }
+    int* own = static_cast<int*>(seg->own);
+    for (size_t i = 0; i < count; ++i) own[i] = me * 100000 + static_cast<int>(i);
+    world.barrier();
+    const auto* lo = static_cast<const unsigned char*>(seg->region);
+    for (int r = 0; r < n; ++r) {
+      const int* theirs = static_cast<const int*>(seg->of[r]);
+      if (!theirs) continue;  // another node
+      const size_t c = 3000 + 10 * r;
+      const auto* b = reinterpret_cast<const unsigned char*>(theirs);
+      if (b < lo || b + c * sizeof(int) > lo + seg->region_bytes) {
+        std::fprintf(stderr, "rank %d: rank %d's segment outside the region\n", me, r);
+        ++failures;
+      }
+      for (size_t i = 0; i < c; ++i)
+        if (theirs[i] != r * 100000 + static_cast<int>(i)) {
+          std::fprintf(stderr, "rank %d: rank %d's shared element %zu is %d\n", me, r, i,
+                       theirs[i]);
+          ++failures;
+          break;
+        }
+    }
+    world.barrier();  // nobody frees (collectively, below) while another still reads
+  }
+
   const long long all = world.sum(static_cast<long long>(failures));
   if (me == 0)
-    std::printf("comm_ranks: %d ranks, a round of ring messages and a broadcast: %lld failures\n",
-                n, all);
+    std::printf(
+        "comm_ranks: %d ranks, a round of ring messages, a broadcast and node-shared host "
+        "segments: %lld failures\n",
+        n, all);
   return failures;
 }
