@@ -17,6 +17,9 @@
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
 #              contract on the GPU and the diagnostics
+#   racecheck-imaging  compute-sanitizer racecheck of `seisfd migrate` on a small grid with the
+#              imaging fused into acoustic smem_regqueue, orders RCI_ORDERS (2 8 16), image sets
+#              RCI_CONDITIONS
 #   bench      copy bandwidth; `seisfd bench` of BENCH_PHYSICS_LIST (default acoustic vti tti) at
 #              BENCH_ORDERS (4,8,16) and BENCH_SIZES (default 512), results in $OUT/results;
 #              BENCH_VARIANTS: only these (--variants); BENCH_REPEATS: the whole table that often
@@ -820,6 +823,36 @@ step_profile_salt() {  # one shot of rtm_salt, run and migrate, timed (finds wha
   done
 }
 
+# A migration's backward step with the imaging fused into acoustic smem_regqueue (its reads
+# staged in shared memory with the plane, at offsets that depend on the images accumulated) under
+# racecheck: a small grid (48 x 12 x 32, one shot, 0.05 s) at orders RCI_ORDERS, each with the
+# image sets RCI_CONDITIONS (';'-separated migration.conditions values).
+step_racecheck_imaging() {
+  build
+  log "racecheck of the fused imaging of acoustic smem_regqueue (seisfd migrate, small grid)"
+  local small=(--set grid.nx=48 --set grid.ny=12 --set grid.nz=32 --set time.duration=0.05
+    --set 'shots.start=[200.0,50.0,10.0]' --set 'shots.count=[1,1]'
+    --set 'receivers.start=[0.0,50.0,10.0]' --set 'receivers.end=[470.0,50.0,10.0]'
+    --set receivers.count=48 --set boundary.width=5 --backend cuda --quiet --overwrite)
+  local conds sets order c
+  conds=${RCI_CONDITIONS:-'["crosscorrelation","normalized","inverse_scattering"];["crosscorrelation"];["inverse_scattering"]'}
+  IFS=';' read -r -a sets <<< "$conds"
+  for order in ${RCI_ORDERS:-2 8 16}; do
+    local o=(--set physics.order=$order --set kernel.variant=\"acoustic/o$order/smem_regqueue\")
+    $B/app/seisfd born configs/rtm_layers.toml "${small[@]}" "${o[@]}" --set output.directory=\"/tmp/rci_d\" \
+      > /tmp/rci_born.log 2>&1 || { tail -3 /tmp/rci_born.log | tee -a "$S"; continue; }
+    for c in "${sets[@]}"; do
+      SEISFD_REQUIRE_GPU=1 timeout ${SANITIZE_S:-240} compute-sanitizer --tool racecheck --error-exitcode 9 \
+        $B/app/seisfd migrate configs/rtm_layers.toml "${small[@]}" "${o[@]}" \
+        --set migration.data=\"/tmp/rci_d/gathers.h5\" --set "migration.conditions=$c" \
+        --set output.directory=\"/tmp/rci_m\" > /tmp/rci.log 2>&1
+      local rc=$?
+      cat /tmp/rci.log >> "$OUT/racecheck_imaging.log"
+      echo "racecheck migrate o$order $c rc=$rc $(grep -E 'RACECHECK SUMMARY' /tmp/rci.log | tail -1) $(grep -o '"kernel": "[^"]*"' /tmp/rci_m/report.json 2>/dev/null | head -1)" | tee -a "$S"
+    done
+  done
+}
+
 step_mpi_bw() {
   log "mpi-bw: two ranks exchanging host buffers (scripts/mpi_bandwidth.c), as the staged exchange does"
   echo "kernel.yama.ptrace_scope: $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo absent)" | tee -a "$S"
@@ -841,6 +874,7 @@ for s in "$@"; do
   case "$s" in
     build) build ;;
     gpu-tests) step_gpu_tests ;;
+    racecheck-imaging) step_racecheck_imaging ;;
     multigpu-tests) step_multigpu_tests ;;
     exchange-probe) step_exchange_probe ;;
     cpu-tests) step_cpu_tests ;;
