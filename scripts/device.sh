@@ -17,6 +17,8 @@
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
 #              contract on the GPU and the diagnostics
+#   host-copy  scripts/host_copy_rate.cu: a face's copy rates between the device and page-locked
+#              (cudaMallocHost) or registered shared host memory, one process and two at once
 #   racecheck-imaging  compute-sanitizer racecheck of `seisfd migrate` on a small grid with the
 #              imaging fused into acoustic smem_regqueue, orders RCI_ORDERS (2 8 16), image sets
 #              RCI_CONDITIONS
@@ -853,6 +855,18 @@ step_racecheck_imaging() {
   done
 }
 
+step_host_copy() {
+  log "host-copy: one 4.87 MB face between the device and page-locked or registered shared host memory (scripts/host_copy_rate.cu), one process, then two at once"
+  nvcc -O2 scripts/host_copy_rate.cu -o /tmp/host_copy_rate || return
+  /tmp/host_copy_rate 2>&1 | tee -a "$S"
+  echo "-- two processes at once" | tee -a "$S"
+  /tmp/host_copy_rate > /tmp/hcr_a.log 2>&1 &
+  /tmp/host_copy_rate > /tmp/hcr_b.log 2>&1
+  wait
+  sed 's/^/A /' /tmp/hcr_a.log | tee -a "$S"
+  sed 's/^/B /' /tmp/hcr_b.log | tee -a "$S"
+}
+
 step_mpi_bw() {
   log "mpi-bw: two ranks exchanging host buffers (scripts/mpi_bandwidth.c), as the staged exchange does"
   echo "kernel.yama.ptrace_scope: $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo absent)" | tee -a "$S"
@@ -875,6 +889,7 @@ for s in "$@"; do
     build) build ;;
     gpu-tests) step_gpu_tests ;;
     racecheck-imaging) step_racecheck_imaging ;;
+    host-copy) step_host_copy ;;
     multigpu-tests) step_multigpu_tests ;;
     exchange-probe) step_exchange_probe ;;
     cpu-tests) step_cpu_tests ;;
