@@ -8,13 +8,13 @@
 
 #include <cstdio>
 
-#define CHECK(x)                                                                  \
-  do {                                                                            \
-    cudaError_t e = (x);                                                          \
-    if (e != cudaSuccess) {                                                       \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e));               \
-      return 1;                                                                   \
-    }                                                                             \
+#define CHECK(x)                                                   \
+  do {                                                             \
+    cudaError_t e = (x);                                           \
+    if (e != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e)); \
+      return 1;                                                    \
+    }                                                              \
   } while (0)
 
 int main() {
@@ -24,7 +24,8 @@ int main() {
   CHECK(cudaMalloc(&dev, 2 * bytes));
   void* locked = nullptr;
   CHECK(cudaMallocHost(&locked, 2 * bytes));
-  void* shared = mmap(nullptr, 2 * bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* shared =
+      mmap(nullptr, 2 * bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (shared == MAP_FAILED) return 1;
   CHECK(cudaHostRegister(shared, 2 * bytes, cudaHostRegisterPortable));
   cudaStream_t s;
@@ -51,7 +52,9 @@ int main() {
         CHECK(cudaEventElapsedTime(&ms, a, b));
         std::printf("%-28s %-16s %.3f ms a face, %.1f GB/s (round %d)\n",
                     host == locked ? "cudaMallocHost" : "shared mmap + HostRegister",
-                    dir == 0 ? "device to host" : dir == 1 ? "host to device" : "both ways at once",
+                    dir == 0   ? "device to host"
+                    : dir == 1 ? "host to device"
+                               : "both ways at once",
                     ms / reps, bytes * reps / (ms * 1e6), round + 1);
         CHECK(cudaStreamDestroy(s2));
       }
