@@ -13,7 +13,8 @@
 // runs while the faces travel. Everything is ordered on the device: the host queues steps ahead
 // and the engine records chunks of split steps in one CUDA graph (NCCL's calls are captured like
 // kernels). The time the engine's stream stood waiting for the transfers is measured on the
-// device (two one-thread kernels around the wait, the GPU's global timer).
+// device (two one-thread kernels around the wait, the GPU's global timer), and so is its wait for
+// the staged copies back.
 //
 // MPI. start() queues the packs (and, staged, the copies to pinned memory, on the second stream,
 // so the interior need not wait for them); finish() waits on the host for those copies, sends and
@@ -189,8 +190,10 @@ class TransportExchange final : public FaceExchange {
   }
 
   double wait_seconds() const override {
-    // The host's wait in MPI is `seconds`; NCCL's is the stream's, timed on the device.
-    return transport_ == DeviceTransport::kNccl ? device_seconds(clock_ + 1) : -1;
+    // The stream's wait for the faces, timed on the device: NCCL's transfers, or the staged
+    // copies to the device (the host's time in MPI is `seconds`). MPI on the device buffers
+    // orders nothing on the device: -1.
+    return transport_ == DeviceTransport::kMpiDevice ? -1 : device_seconds(clock_ + 1);
   }
 
  private:
@@ -218,11 +221,7 @@ class TransportExchange final : public FaceExchange {
   void receive_phase(int i) {
     const int end = phase_end(i), p = phase_of(i);
     if (transport_ == DeviceTransport::kNccl) {
-      stamp_kernel<<<1, 1, 0, stream()>>>(clock_);
-      CUDA_CHECK_LAUNCH();
-      CUDA_CHECK(cudaStreamWaitEvent(stream(), moved_[p], 0));
-      waited_kernel<<<1, 1, 0, stream()>>>(clock_);
-      CUDA_CHECK_LAUNCH();
+      timed_wait(moved_[p]);
       return;
     }
     const bool staged = transport_ == DeviceTransport::kMpiStaged;
@@ -245,7 +244,17 @@ class TransportExchange final : public FaceExchange {
                                  cudaMemcpyHostToDevice, side_));
     });
     CUDA_CHECK(cudaEventRecord(landed_[p], side_));
-    CUDA_CHECK(cudaStreamWaitEvent(stream(), landed_[p], 0));
+    timed_wait(landed_[p]);
+  }
+
+  // The engine's stream made to wait for `event`, the time it stood there added to clock_[1]
+  // (the exposed communication, on the device's clock).
+  void timed_wait(cudaEvent_t event) {
+    stamp_kernel<<<1, 1, 0, stream()>>>(clock_);
+    CUDA_CHECK_LAUNCH();
+    CUDA_CHECK(cudaStreamWaitEvent(stream(), event, 0));
+    waited_kernel<<<1, 1, 0, stream()>>>(clock_);
+    CUDA_CHECK_LAUNCH();
   }
 
   // Staged MPI: the pinned host buffers. Those of the faces sent are this rank's segment of the

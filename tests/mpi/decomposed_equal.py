@@ -251,15 +251,17 @@ def main():
                 if len(parts) != 2 or (abs(parts[0] - parts[1]) > 1) != (backend == "cuda"):
                     failures.append(f"{command} {case} {d}: x parts {parts} on the {backend}")
             # Each rank's loop time and its wait for the neighbours (the peer and nccl exchanges',
-            # on the device; -1 where there is none to measure).
+            # and the GPU's staged mpi one's, on the device; -1 where there is none to measure).
             if verb == "run":
                 per_rank = par.get("per_rank", [])
                 busy = [q.get("loop_seconds", -1) for q in per_rank]
                 waits = [q.get("exchange_wait_seconds", -2) for q in per_rank]
                 decomposed = n // groups > 1
+                path = str(par.get("exchange"))
+                timed = decomposed and (path.startswith(("peer", "nccl")) or
+                                        (backend == "cuda" and path == "mpi (host-staged)"))
                 if (len(per_rank) != n or min(busy) < 0 or (groups == 1 and min(busy) <= 0) or
-                        any(w < 0 if str(par.get("exchange")).startswith(("peer", "nccl")) and
-                            decomposed else w != -1 for w in waits)):
+                        any(w < 0 if timed else w != -1 for w in waits)):
                     failures.append(f"{command} {case} {d}: report.json's per_rank is {per_rank}")
             # Migrated in several groups: the groups' stacks are summed in another order.
             tol = max(tolerance, 1e-6) if verb == "migrate" and groups > 1 else tolerance
