@@ -99,7 +99,7 @@ struct HaloLink {
       exchange;
   std::function<void(void* data, size_t bytes, int root)> broadcast;  // root's bytes to all
   // Host memory shared with the group's ranks on this node (parallel::Comm::share_host),
-  // collectively; empty: none (the staged MPI exchange then keeps host buffers of its own).
+  // collectively (the staged MPI exchange's send buffers).
   std::function<std::shared_ptr<SharedHostSegments>(size_t bytes)> share_host;
 
   // Sends `send_bytes` to rank `to` while receiving `recv_bytes` from rank `from` (-1: nothing

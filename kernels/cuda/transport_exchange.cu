@@ -96,7 +96,8 @@ class TransportExchange final : public FaceExchange {
  public:
   TransportExchange(Engine& engine, HaloLink link, DeviceTransport transport)
       : FaceExchange(engine, std::move(link)), transport_(transport) {
-    if (!link_.exchange || !link_.broadcast)
+    if (!link_.exchange || !link_.broadcast ||
+        (transport_ == DeviceTransport::kMpiStaged && !link_.share_host))
       throw std::invalid_argument("halo exchange: no link to the neighbours");
 #if !SEISFD_HAVE_NCCL
     if (transport_ == DeviceTransport::kNccl)
@@ -146,10 +147,9 @@ class TransportExchange final : public FaceExchange {
     for (int s = 0; s < 6; ++s) {
       if (send_[s][0]) cudaFree(send_[s][0]);
       if (recv_[s][0]) cudaFree(recv_[s][0]);
-      if (host_send_[s]) cudaFreeHost(host_send_[s]);
       if (host_recv_[s]) cudaFreeHost(host_recv_[s]);
     }
-    if (shared_ && pinned_) cudaHostUnregister(shared_->region);
+    if (shared_) cudaHostUnregister(shared_->region);  // set only once pinned
     if (clock_) cudaFree(clock_);
     for (int p = 0; p < 3; ++p) {
       if (packed_[p]) cudaEventDestroy(packed_[p]);
@@ -258,9 +258,9 @@ class TransportExchange final : public FaceExchange {
   }
 
   // Staged MPI: the pinned host buffers. Those of the faces sent are this rank's segment of the
-  // node's shared host memory where the link offers it (two copies, see the header), laid out
-  // slot after slot; each neighbour on the node says where in its segment the face it sends this
-  // rank lies. A face from a neighbour elsewhere arrives in a pinned buffer of its own.
+  // node's shared host memory (two copies, see the header), laid out slot after slot; each
+  // neighbour on the node says where in its segment the face it sends this rank lies. A face
+  // from a neighbour elsewhere arrives in a pinned buffer of its own.
   void make_host_buffers() {
     size_t at[6] = {}, half = 0;
     for (int slot = 0; slot < 6; ++slot)
@@ -268,38 +268,30 @@ class TransportExchange final : public FaceExchange {
         at[slot] = half;
         half += face_bytes(slot / 2);
       }
-    if (link_.share_host) {
-      shared_ = link_.share_host(2 * half);  // collective over the group
-      CUDA_CHECK(
-          cudaHostRegister(shared_->region, shared_->region_bytes, cudaHostRegisterPortable));
-      pinned_ = true;
-      half_ = half;
-      // Each neighbour's offset and copy size of the face it sends this rank: the round of axis a
-      // and side s sends what goes out on side s, and hears from the neighbour on side 1 - s.
-      for (int a = 0; a < 3; ++a)
-        for (int side = 0; side < 2; ++side) {
-          const int out = 2 * a + side, in = 2 * a + 1 - side;
-          const int to = link_.neighbour[out], from = link_.neighbour[in];
-          const uint64_t mine[2] = {at[out], half};
-          uint64_t theirs[2] = {0, 0};
-          link_.sendrecv(mine, to >= 0 ? sizeof mine : 0, to, theirs, from >= 0 ? sizeof theirs : 0,
-                         from, kTag + 20 + out);
-          if (from < 0 || !shared_->of[from]) continue;
-          remote_[in] = static_cast<unsigned char*>(shared_->of[from]) + theirs[0];
-          remote_half_[in] = theirs[1];
-        }
-      for (int slot = 0; slot < 6; ++slot)
-        send_at_[slot] = static_cast<unsigned char*>(shared_->own) + at[slot];
-    } else {
-      for (int slot = 0; slot < 6; ++slot)
-        if (link_.neighbour[slot] >= 0) {
-          CUDA_CHECK(cudaMallocHost(&host_send_[slot], face_bytes(slot / 2)));
-          send_at_[slot] = reinterpret_cast<unsigned char*>(host_send_[slot]);
-        }
-    }
-    for (int slot = 0; slot < 6; ++slot)
+    const auto segments = link_.share_host(2 * half);  // collective over the group
+    CUDA_CHECK(
+        cudaHostRegister(segments->region, segments->region_bytes, cudaHostRegisterPortable));
+    shared_ = segments;
+    half_ = half;
+    // Each neighbour's offset and copy size of the face it sends this rank: the round of axis a
+    // and side s sends what goes out on side s, and hears from the neighbour on side 1 - s.
+    for (int a = 0; a < 3; ++a)
+      for (int side = 0; side < 2; ++side) {
+        const int out = 2 * a + side, in = 2 * a + 1 - side;
+        const int to = link_.neighbour[out], from = link_.neighbour[in];
+        const uint64_t mine[2] = {at[out], half};
+        uint64_t theirs[2] = {0, 0};
+        link_.sendrecv(mine, to >= 0 ? sizeof mine : 0, to, theirs, from >= 0 ? sizeof theirs : 0,
+                       from, kTag + 20 + out);
+        if (from < 0 || !shared_->of[from]) continue;
+        remote_[in] = static_cast<unsigned char*>(shared_->of[from]) + theirs[0];
+        remote_half_[in] = theirs[1];
+      }
+    for (int slot = 0; slot < 6; ++slot) {
+      send_at_[slot] = static_cast<unsigned char*>(shared_->own) + at[slot];
       if (link_.neighbour[slot] >= 0 && !remote_[slot])
         CUDA_CHECK(cudaMallocHost(&host_recv_[slot], face_bytes(slot / 2)));
+    }
   }
 
   // This exchange's copy of the face sent on `slot` in host memory.
@@ -392,10 +384,9 @@ class TransportExchange final : public FaceExchange {
   // their pinned host copies (staged MPI).
   float* send_[6][2] = {};
   float* recv_[6][2] = {};
-  float* host_send_[6] = {};  // without shared host memory
   float* host_recv_[6] = {};  // a neighbour not read from shared host memory
-  // Staged: where the face sent on a slot lies in host memory (copy 0), the size of one copy
-  // (0: a single copy), the copy this exchange uses, and, for a neighbour on the node, where the
+  // Staged: where the face sent on a slot lies in host memory (copy 0), the size of one copy,
+  // the copy this exchange uses, and, for a neighbour on the node, where the
   // face it sends lies in its segment (copy 0) and its copy size.
   unsigned char* send_at_[6] = {};
   size_t half_ = 0;
@@ -403,7 +394,6 @@ class TransportExchange final : public FaceExchange {
   unsigned char* remote_[6] = {};
   size_t remote_half_[6] = {};
   std::shared_ptr<SharedHostSegments> shared_;
-  bool pinned_ = false;
   std::vector<RankMessage> sends_, recvs_;  // MPI: the round of the phase under way (reused)
 #if SEISFD_HAVE_NCCL
   ncclComm_t comm_ = nullptr;
