@@ -17,7 +17,7 @@
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
 #              contract on the GPU and the diagnostics
-#   host-copy  scripts/host_copy_rate.cu: a face's copy rates between the device and page-locked
+#   host-copy  bench/harness/copy_bandwidth.cu host: a face's copy rates between the device and page-locked
 #              (cudaMallocHost) or registered shared host memory, one process and two at once
 #   racecheck-imaging  compute-sanitizer racecheck of `seisfd migrate` on a small grid with the
 #              imaging fused into acoustic smem_regqueue, orders RCI_ORDERS (2 8 16), image sets
@@ -856,12 +856,12 @@ step_racecheck_imaging() {
 }
 
 step_host_copy() {
-  log "host-copy: one 4.87 MB face between the device and page-locked or registered shared host memory (scripts/host_copy_rate.cu), one process, then two at once"
-  nvcc -O2 scripts/host_copy_rate.cu -o /tmp/host_copy_rate || return
-  /tmp/host_copy_rate 2>&1 | tee -a "$S"
+  log "host-copy: one 4.87 MB face between the device and page-locked or registered shared host memory (bench/harness/copy_bandwidth.cu host), one process, then two at once"
+  nvcc -O2 -arch=sm_90 bench/harness/copy_bandwidth.cu -o /tmp/copy_bandwidth || return
+  /tmp/copy_bandwidth host 2>&1 | tee -a "$S"
   echo "-- two processes at once" | tee -a "$S"
-  /tmp/host_copy_rate > /tmp/hcr_a.log 2>&1 &
-  /tmp/host_copy_rate > /tmp/hcr_b.log 2>&1
+  /tmp/copy_bandwidth host > /tmp/hcr_a.log 2>&1 &
+  /tmp/copy_bandwidth host > /tmp/hcr_b.log 2>&1
   wait
   sed 's/^/A /' /tmp/hcr_a.log | tee -a "$S"
   sed 's/^/B /' /tmp/hcr_b.log | tee -a "$S"
