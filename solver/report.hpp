@@ -11,9 +11,9 @@
 #include "io/gathers.hpp"
 #include "io/segy.hpp"
 #include "kernels/engine.hpp"
+#include "kernels/wall_clock.hpp"
 #include "solver/plan.hpp"
 #include "solver/survey.hpp"
-#include "kernels/wall_clock.hpp"
 
 namespace seisfd {
 
