@@ -360,7 +360,7 @@ namespace {
 
 // An MPI shared-memory window over a node's ranks and its communicator, freed together.
 struct WindowSegments final : SharedHostSegments {
-  MPI_Comm node = MPI_COMM_NULL;
+  Comm node;  // freed after the window
   MPI_Win win = MPI_WIN_NULL;
   ~WindowSegments() override {
     // The release is collective: a rank unwinding from an error would wait in it for ranks that
@@ -370,7 +370,6 @@ struct WindowSegments final : SharedHostSegments {
     MPI_Finalized(&finalized);
     if (finalized || std::uncaught_exceptions() > 0) return;
     if (win != MPI_WIN_NULL) MPI_Win_free(&win);
-    if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   }
 };
 
@@ -380,26 +379,24 @@ std::shared_ptr<SharedHostSegments> Comm::share_host(size_t bytes) const {
   bytes = whole_pages(bytes);
   if (!impl_) return own_segment(bytes);
   auto s = std::make_shared<WindowSegments>();
-  check(MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &s->node),
-        "MPI_Comm_split_type");
-  check(MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, s->node, &s->own,
-                                &s->win),
-        "MPI_Win_allocate_shared");
+  s->node = node();
+  const MPI_Comm on = s->node.impl_->comm;
+  check(
+      MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, on, &s->own, &s->win),
+      "MPI_Win_allocate_shared");
   // This communicator's ranks as ranks of the node (MPI_UNDEFINED: elsewhere).
   MPI_Group mine, node;
   MPI_Comm_group(impl_->comm, &mine);
-  MPI_Comm_group(s->node, &node);
+  MPI_Comm_group(on, &node);
   std::vector<int> ranks(size_), on_node(size_);
   for (int r = 0; r < size_; ++r) ranks[r] = r;
   MPI_Group_translate_ranks(mine, size_, ranks.data(), node, on_node.data());
   MPI_Group_free(&mine);
   MPI_Group_free(&node);
   s->of.assign(size_, nullptr);
-  int node_size = 0;
-  MPI_Comm_size(s->node, &node_size);
   auto* lo = static_cast<unsigned char*>(nullptr);
   auto* hi = lo;
-  for (int n = 0; n < node_size; ++n) {
+  for (int n = 0; n < s->node.size(); ++n) {
     MPI_Aint size = 0;
     int unit = 0;
     void* base = nullptr;
