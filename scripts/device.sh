@@ -24,7 +24,8 @@
 #              RCI_CONDITIONS
 #   bench      copy bandwidth; `seisfd bench` of BENCH_PHYSICS_LIST (default acoustic vti tti) at
 #              BENCH_ORDERS (4,8,16) and BENCH_SIZES (default 512), results in $OUT/results;
-#              BENCH_VARIANTS: only these (--variants); BENCH_REPEATS: the whole table that often
+#              BENCH_VARIANTS: only these (--variants); BENCH_REPEATS: the whole table that often;
+#              BENCH_PRECISION: --model-precision (e.g. fp32,fixed16)
 #   runs       whole runs: 2000 steps of configs/bench_512_o8.toml and the shipped quickstart,
 #              vti_layered and tti_salt, twice each, with their report numbers
 #   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
@@ -262,7 +263,7 @@ bench_with() {  # bench_with BINARY LABEL
   local bin=$1 label=$2
   for ph in ${BENCH_PHYSICS_LIST:-acoustic vti tti}; do
     timeout ${BENCH_S:-200} "$bin" bench --physics "$ph" --orders "${BENCH_ORDERS:-4,8,16}" \
-      ${BENCH_VARIANTS:+--variants "$BENCH_VARIANTS"} \
+      ${BENCH_VARIANTS:+--variants "$BENCH_VARIANTS"} ${BENCH_PRECISION:+--model-precision "$BENCH_PRECISION"} \
       --sizes "${BENCH_SIZES:-512}" --steps 20 --repeats 7 --out "$OUT/results/$label" \
       > "/tmp/bench_$label.log" 2>&1
     echo "bench $label $ph rc=$?" | tee -a "$S"
