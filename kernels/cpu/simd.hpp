@@ -103,6 +103,19 @@ struct Simd {
   }
 };
 
+// v, opaque to the optimiser: its value is rounded to T here, and no later operation is fused
+// with (or folded into) the operations that made it. In a register where one holds a whole
+// vector (AVX-512); on narrower instruction sets the vector spans several registers, which no
+// asm operand names, so it goes through memory (the portable build's slower path).
+template <class V>
+SEISFD_CPU_INLINE void opaque(V& v) {
+#if defined(__AVX512F__)
+  asm("" : "+v"(v));
+#else
+  asm("" : "+m"(v));
+#endif
+}
+
 // fn(std::integral_constant<int, I>{}) for I = B..E-1, unrolled: I is a constant expression.
 template <int B, int E, class F>
 SEISFD_CPU_INLINE void static_for(F&& fn) {

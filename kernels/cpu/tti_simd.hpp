@@ -119,7 +119,9 @@ SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a,
     // another rank's halo would not give the bits it gives inside one rank's grid
     // (tests/mpi/decomposed_equal.py).
     V p0 = nz * t0, p1 = ny * t1, p2 = nxv * t2;
-    asm("" : "+v"(p0), "+v"(p1), "+v"(p2));
+    opaque(p0);
+    opaque(p1);
+    opaque(p2);
     auto put = [&](T* dst, V v) SEISFD_UNROLLED { S::store_range(dst + x, v, x, 0, nx); };
     if constexpr (kNeed != kCrossY) put(out[0], nz * (p1 + p2));
     if constexpr (kNeed != kCrossZ) put(out[1], ny * (p0 + p2));
