@@ -2,7 +2,7 @@
 // update of kernels/reference/acoustic.hpp,
 //   next = (2 cur - (1 - g) prev + C lap cur) / (1 + g),   C = (v dt)^2,
 // computed as A (2 cur - B prev + C lap cur) with the row tables of kernels/cpu/zmarch.hpp, in
-// explicit 64-byte vectors (kernels/cpu/simd.hpp), traversed as zmarch.hpp describes. Per vector
+// explicit vectors (kernels/cpu/simd.hpp), traversed as zmarch.hpp describes. Per vector
 // of x cells and kZPlanes planes at once:
 //   - the z column of cur (kZPlanes + 2R vectors) is loaded once and serves the z stencils of
 //     all kZPlanes outputs (a register queue as the GPU kernels' in z);

@@ -12,16 +12,16 @@ const std::vector<CpuVariant>& cpu_variants() {
         const std::string base = std::string(to_string(p)) + "/o" + std::to_string(order) + "/";
         if (p == Physics::kAcoustic)
           t.push_back({base + "regqueue", p, order, Technique::kRegQueue, "regqueue",
-                       "explicit 64-byte vectors, z register queue over 2 planes, x neighbours "
+                       "explicit vectors, z register queue over 2 planes, x neighbours "
                        "by lane shifts, damping from row tables, prefetched z-march"});
         if (p == Physics::kVti)
           t.push_back({base + "simd", p, order, Technique::kSimd, "simd",
-                       "explicit 64-byte vectors, z register queue of q over 2 planes, x "
+                       "explicit vectors, z register queue of q over 2 planes, x "
                        "neighbours of p by lane shifts, damping from row tables, prefetched "
                        "z-march"});
         if (p == Physics::kTti)
           t.push_back({base + "simd", p, order, Technique::kSimd, "simd",
-                       "explicit 64-byte vectors in both passes, intermediates only where read "
+                       "explicit vectors in both passes, intermediates only where read "
                        "(no bounds checks), H_z of p and q together, y blocks through z"});
         t.push_back({base + "blocked", p, order, Technique::kBlocked, "blocked",
                      p == Physics::kTti

@@ -1,7 +1,9 @@
-// The explicit vectors of the CPU backend's register-blocked kernels: 64 bytes of T (16 fp32 or
-// 8 fp64 lanes) as a GCC vector type. With AVX-512 (the -march=native default on a machine that
-// has it) each is one register; on narrower instruction sets the compiler splits the same code
-// into 2 or 4 registers, so a portable build computes the same values, more slowly.
+// The explicit vectors of the CPU backend's register-blocked kernels, as GCC vector types: one
+// machine register of T where that register holds 8 lanes or more (AVX-512: 16 fp32 or 8 fp64;
+// AVX2: 8 fp32), else 8 lanes of T spread over 2 or 4 registers by the compiler (AVX2's fp64, a
+// portable build's SSE2). 8 lanes is the floor because the x neighbours are lane shifts of one
+// vector into the next, up to the largest stencil radius (8, at order 16). The lanes compute
+// the same values whatever the width; only the speed differs.
 //
 // Why explicit vectors instead of `omp simd` loops: GCC's cost model for -march=native on AMD
 // cores prefers 256-bit vectors, and the kernels need things a loop vectoriser does not do by
@@ -27,17 +29,30 @@
 
 namespace seisfd::cpu {
 
-inline constexpr int kVectorBytes = 64;
+// The widest vector register of the instruction set the build targets.
+#if defined(__AVX512F__)
+inline constexpr int kRegisterBytes = 64;
+#elif defined(__AVX__)
+inline constexpr int kRegisterBytes = 32;
+#else
+inline constexpr int kRegisterBytes = 16;
+#endif
+// The largest stencil radius: the fewest lanes a vector may have (Simd::window).
+inline constexpr int kMinLanes = 8;
+template <class T>
+inline constexpr int kVectorBytes =
+    kRegisterBytes > kMinLanes * static_cast<int>(sizeof(T)) ? kRegisterBytes
+                                                             : kMinLanes * static_cast<int>(sizeof(T));
 
 // GCC takes vector_size only on a concrete element type, not on a template parameter.
-typedef float VecF32 __attribute__((vector_size(kVectorBytes)));
-typedef double VecF64 __attribute__((vector_size(kVectorBytes)));
+typedef float VecF32 __attribute__((vector_size(kVectorBytes<float>)));
+typedef double VecF64 __attribute__((vector_size(kVectorBytes<double>)));
 // The same vectors at any element-aligned address (and aliasing the arrays' T): what loads and
 // stores go through. A memcpy into a VecF32 compiled, in places, to a byte-vector load stored to
 // the stack and loaded back as floats (a store-forwarding round trip per load; tti/oN/simd's
 // pass 1 did it for every z neighbour).
-typedef float VecF32u __attribute__((vector_size(kVectorBytes), aligned(4), may_alias));
-typedef double VecF64u __attribute__((vector_size(kVectorBytes), aligned(8), may_alias));
+typedef float VecF32u __attribute__((vector_size(kVectorBytes<float>), aligned(4), may_alias));
+typedef double VecF64u __attribute__((vector_size(kVectorBytes<double>), aligned(8), may_alias));
 template <class T>
 struct VecOf;
 template <>
@@ -54,7 +69,9 @@ struct VecOf<double> {
 template <class T>
 struct Simd {
   using V = typename VecOf<T>::type;
-  static constexpr int kLanes = kVectorBytes / static_cast<int>(sizeof(T));
+  static constexpr int kBytes = kVectorBytes<T>;
+  static constexpr int kLanes = kBytes / static_cast<int>(sizeof(T));
+  static_assert(kLanes >= kMinLanes);
 
   using U = typename VecOf<T>::unaligned;
   static SEISFD_CPU_INLINE V load(const T* p) { return *reinterpret_cast<const U*>(p); }
@@ -65,6 +82,7 @@ struct Simd {
   // neighbouring row's cells may belong to another thread).
   static SEISFD_CPU_INLINE void store_lanes(T* p, V v, int lo, int hi) {
 #if defined(__AVX512F__)
+    static_assert(kBytes == 64);
     const unsigned m = ((hi >= 32 ? ~0u : (1u << hi) - 1u)) & ~((1u << lo) - 1u);
     if constexpr (sizeof(T) == 4)
       _mm512_mask_storeu_ps(p, static_cast<__mmask16>(m), reinterpret_cast<__m512>(v));
@@ -104,16 +122,15 @@ struct Simd {
 };
 
 // v, opaque to the optimiser: its value is rounded to T here, and no later operation is fused
-// with (or folded into) the operations that made it. In a register where one holds a whole
-// vector (AVX-512); on narrower instruction sets the vector spans several registers, which no
-// asm operand names, so it goes through memory (the portable build's slower path).
+// with (or folded into) the operations that made it. In its register where one register holds
+// the vector; a vector spread over several registers, which no asm operand names, goes through
+// memory (AVX2's fp64, SSE2: the slower paths).
 template <class V>
 SEISFD_CPU_INLINE void opaque(V& v) {
-#if defined(__AVX512F__)
-  asm("" : "+v"(v));
-#else
-  asm("" : "+m"(v));
-#endif
+  if constexpr (sizeof(V) <= kRegisterBytes)
+    asm("" : "+v"(v));
+  else
+    asm("" : "+m"(v));
 }
 
 // fn(std::integral_constant<int, I>{}) for I = B..E-1, unrolled: I is a constant expression.

@@ -1,5 +1,5 @@
 // The CPU backend's explicit-vector TTI update (variant tti/oN/simd): the discrete update of
-// kernels/reference/anisotropic.hpp for tti = true, its two passes in 64-byte vectors
+// kernels/reference/anisotropic.hpp for tti = true, its two passes in explicit vectors
 // (kernels/cpu/simd.hpp), interleaved plane by plane in each y block marched through z
 // (kernels/cpu/zmarch.hpp): before plane z is updated, pass 1 computes plane z + R into a ring
 // of 2R + 1 planes per thread (CrossRing), so the intermediates never go to memory.

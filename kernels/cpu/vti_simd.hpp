@@ -4,7 +4,7 @@
 //   adjoint:  fp = H_0 X,  fq = H_z Y   (X = E p + D q, Y = D p + q: the engine's scratch)
 //   next = A (2 cur - B prev + C f)  for p and q  (A = 1 / (1 + g), B = 1 - g, C = (v dt)^2),
 // H_0 = d_xx + d_yy of X and H_z = d_zz of Y only, each as the reference's difference form
-// sum_k w_k (f_{+k} + f_{-k} - 2 f_c), in 64-byte vectors (kernels/cpu/simd.hpp) traversed as
+// sum_k w_k (f_{+k} + f_{-k} - 2 f_c), in explicit vectors (kernels/cpu/simd.hpp) traversed as
 // kernels/cpu/zmarch.hpp describes (y blocks marched through z, damping from row tables).
 // The two fields' stencils are disjoint, which sets the shape: per vector of x cells and
 // kVtiZPlanes planes at once,

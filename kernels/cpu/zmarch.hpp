@@ -193,7 +193,7 @@ class RowDamping {
   }
 
   // Builds the kept tables for fields whose element x = 0 of a row sits `align` elements into
-  // a 64-byte vector (all the fields alike: rows are 128-byte aligned in one allocator's
+  // a vector (all the fields alike: rows are 128-byte aligned in one allocator's
   // arrays); once, or again when the alignment changes. Not thread-safe: the engine calls it
   // before the kernel's parallel region.
   void prepare(int align) {
@@ -261,10 +261,10 @@ class RowDamping {
   T* base_ = nullptr;
 };
 
-// The element offset of p within a 64-byte vector.
+// The element offset of p within a vector of T (Simd<T>::kBytes).
 template <class T>
 int vector_offset(const T* p) {
-  return static_cast<int>(reinterpret_cast<uintptr_t>(p) % kVectorBytes / sizeof(T));
+  return static_cast<int>(reinterpret_cast<uintptr_t>(p) % Simd<T>::kBytes / sizeof(T));
 }
 
 }  // namespace seisfd::cpu
