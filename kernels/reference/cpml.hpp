@@ -98,6 +98,15 @@ class CpmlLayers {
 
   int64_t aux_cells() const { return cpml_aux_cells(s_); }
 
+  // The tables, for the CPU backend's vectorised rows (kernels/cpu/cpml_rows.hpp).
+  const StepSpec& spec() const { return s_; }
+  bool on(int ax) const { return on_[ax]; }
+  const CpmlSlab& slab(int ax) const { return slab_[ax]; }
+  const T* a(int ax) const { return a_[ax].data(); }
+  const T* b(int ax) const { return b_[ax].data(); }
+  const T* d1(int ax) const { return d1_[ax]; }
+  const T* d2(int ax) const { return d2_[ax]; }
+
  private:
   int64_t stride(int ax) const { return ax == 0 ? s_.layout.sz : ax == 1 ? s_.layout.sy : 1; }
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "kernels/cpu/acoustic_blocked.hpp"
+#include "kernels/cpu/cpml_rows.hpp"
 #include "kernels/cpu/cpu_kernels.hpp"
 #include "kernels/cpu/tti_blocked.hpp"
 #include "kernels/cpu/vti_blocked.hpp"
@@ -359,7 +360,13 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
     X[1] = scratch_[7].data();
   }
   const T* src[3] = {X[t.cpml_source[0]], X[t.cpml_source[1]], X[t.cpml_source[2]]};
-  if (cpml) cpml->update_psi(s.cpml(), src);
+  // The readable CPML with the readable kernels; its vectorised rows (the same values) with the
+  // fast ones.
+  const bool fast_cpml = variant_->technique != cpu::Technique::kReference;
+  if (cpml && fast_cpml)
+    cpu::cpml_update_psi(*cpml, s.cpml(), src);
+  else if (cpml)
+    cpml->update_psi(s.cpml(), src);
   // The new level overwrites the previous one in place.
   const bool blocked = variant_->technique == cpu::Technique::kBlocked;
   T* const p_next = s.previous(0).data();
@@ -397,8 +404,11 @@ void CpuEngine<T>::update(CpuState<T>& s, Direction d, const Box* region) {
         const int k = t.cpml_weight[f][ax];
         w[f][ax] = k < 0 ? nullptr : medium[k]->data();
       }
-    cpml->correct(s.cpml(), src, c_.vdt2.data(), s.previous(0).data(), w[0],
-                  fields_ > 1 ? s.previous(1).data() : nullptr, w[1]);
+    T* const next_b = fields_ > 1 ? s.previous(1).data() : nullptr;
+    if (fast_cpml)
+      cpu::cpml_correct(*cpml, s.cpml(), src, c_.vdt2.data(), p_next, w[0], next_b, w[1]);
+    else
+      cpml->correct(s.cpml(), src, c_.vdt2.data(), p_next, w[0], next_b, w[1]);
   }
 }
 
