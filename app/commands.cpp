@@ -77,8 +77,12 @@ void install_stop_handlers() {
 // after parsing can be given the line of the key they name.
 std::optional<RunConfig> g_config;
 
+// The config with --backend applied, so that the plan (its host memory estimate counts the
+// fields only on the cpu backend) sees the backend the run will use.
 RunConfig& load(const RunArgs& a) {
-  return g_config.emplace(load_config(a.config, a.overrides));
+  RunConfig& c = g_config.emplace(load_config(a.config, a.overrides));
+  if (a.backend != "auto") c.kernel.backend = parse_backend(a.backend);
+  return c;
 }
 
 // One line per error on stderr, and an exit code per kind of failure (README's table).
@@ -221,7 +225,6 @@ int cmd_run(const RunArgs& a) {
 int cmd_check(const RunArgs& a) {
   return guarded([&] {
     RunConfig& c = load(a);
-    if (a.backend != "auto") c.kernel.backend = parse_backend(a.backend);
     resolve_backend(c, Backend::kAuto);  // refuses what `run` would refuse
     const RunPlan p = make_plan(c, /*summary_only=*/true);
     std::cout << "# resolved config\n" << config_to_toml(c) << "\n# plan\n" << describe_plan(p);

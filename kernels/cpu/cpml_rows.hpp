@@ -52,6 +52,27 @@ void for_x_runs(const CpmlSlab& sl, F&& fn) {
   if (sl.whi > 0) fn(sl.wlo, sl.hi_first, sl.whi);
 }
 
+// What a pass reads of axis ax's layers.
+template <class T>
+struct AxisTables {
+  const CpmlSlab& sl;
+  int64_t st;                // the grid's stride along the axis
+  const T *w1, *w2, *A, *B;  // D1 and D2 weights; a, b along the axis
+};
+
+// fn(std::integral_constant<int, R>, ax, tables) for the axes with layers, z, y, x in turn.
+template <class T, class F>
+void for_cpml_axes(const reference::CpmlLayers<T>& L, F&& fn) {
+  const Layout& lay = L.spec().layout;
+  with_radius(L.spec().radius, [&](auto r) {
+    for (int ax = 0; ax < 3; ++ax) {
+      if (!L.on(ax)) continue;
+      const int64_t st = ax == 0 ? lay.sz : (ax == 1 ? lay.sy : 1);
+      fn(r, ax, AxisTables<T>{L.slab(ax), st, L.d1(ax), L.d2(ax), L.a(ax), L.b(ax)});
+    }
+  });
+}
+
 }  // namespace cpml_detail
 
 // psi_d = b psi_d + a D1_d src[d] on every slab cell (reference::CpmlLayers::update_psi).
@@ -60,36 +81,30 @@ void cpml_update_psi(const reference::CpmlLayers<T>& L, reference::CpmlMemory<T>
                      const T* const src[3]) {
   using namespace cpml_detail;
   const Layout& lay = L.spec().layout;
-  with_radius(L.spec().radius, [&](auto r) {
+  for_cpml_axes(L, [&](auto r, int ax, const AxisTables<T>& t) {
     constexpr int R = decltype(r)::value;
-    for (int ax = 0; ax < 3; ++ax) {
-      if (!L.on(ax)) continue;
-      const CpmlSlab& sl = L.slab(ax);
-      const int64_t st = ax == 0 ? lay.sz : ax == 1 ? lay.sy : 1;
-      const T* const w1 = L.d1(ax);
-      const T* const A = L.a(ax);
-      const T* const B = L.b(ax);
-      const T* const cur = src[ax];
-      T* const psi = mem.psi[ax].data();
-      // n cells from grid index i and box index k; a, b at [j] (stride ja along the run).
-      auto run = [&](int64_t i, int64_t k, int n, int j, int ja) {
+    const int64_t st = t.st;
+    const T *const w1 = t.w1, *const A = t.A, *const B = t.B;
+    const T* const cur = src[ax];
+    T* const psi = mem.psi[ax].data();
+    // n cells from grid index i and box index k; a, b at [j] (stride ja along the run).
+    auto run = [&](int64_t i, int64_t k, int n, int j, int ja) {
 #pragma omp simd
-        for (int x = 0; x < n; ++x) {
-          T d1 = 0;
-          for (int m = 1; m <= R; ++m) d1 += w1[m] * (cur[i + x + m * st] - cur[i + x - m * st]);
-          psi[k + x] = B[j + ja * x] * psi[k + x] + A[j + ja * x] * d1;
-        }
-      };
-      for_rows(sl, [&](int bz, int by) {
-        int z, y;
-        row_origin(sl, ax, bz, by, z, y);
-        const int64_t k0 = sl.at(bz, by, 0);
-        if (ax == 2)
-          for_x_runs(sl, [&](int bx, int x, int n) { run(lay.idx(z, y, x), k0 + bx, n, x, 1); });
-        else
-          run(lay.idx(z, y, sl.begin[2]), k0, sl.dims[2], ax == 0 ? z : y, 0);
-      });
-    }
+      for (int x = 0; x < n; ++x) {
+        T d1 = 0;
+        for (int m = 1; m <= R; ++m) d1 += w1[m] * (cur[i + x + m * st] - cur[i + x - m * st]);
+        psi[k + x] = B[j + ja * x] * psi[k + x] + A[j + ja * x] * d1;
+      }
+    };
+    for_rows(t.sl, [&](int bz, int by) {
+      int z, y;
+      row_origin(t.sl, ax, bz, by, z, y);
+      const int64_t k0 = t.sl.at(bz, by, 0);
+      if (ax == 2)
+        for_x_runs(t.sl, [&](int bx, int x, int n) { run(lay.idx(z, y, x), k0 + bx, n, x, 1); });
+      else
+        run(lay.idx(z, y, t.sl.begin[2]), k0, t.sl.dims[2], ax == 0 ? z : y, 0);
+    });
   });
 }
 
@@ -97,102 +112,95 @@ void cpml_update_psi(const reference::CpmlLayers<T>& L, reference::CpmlMemory<T>
 // vdt2 wa[d] c_d and, with next_b, next_b += vdt2 wb[d] c_d (reference::CpmlLayers::correct).
 template <class T>
 void cpml_correct(const reference::CpmlLayers<T>& L, reference::CpmlMemory<T>& mem,
-                  const T* const src[3], const T* vdt2, T* next_a, const T* const wa[3],
-                  T* next_b, const T* const wb[3]) {
+                  const T* const src[3], const T* vdt2, T* next_a, const T* const wa[3], T* next_b,
+                  const T* const wb[3]) {
   using namespace cpml_detail;
   const Layout& lay = L.spec().layout;
-  with_radius(L.spec().radius, [&](auto r) {
+  for_cpml_axes(L, [&](auto r, int ax, const AxisTables<T>& t) {
     constexpr int R = decltype(r)::value;
-    for (int ax = 0; ax < 3; ++ax) {
-      if (!L.on(ax)) continue;
-      const CpmlSlab& sl = L.slab(ax);
-      const int64_t st = ax == 0 ? lay.sz : ax == 1 ? lay.sy : 1;
-      const T* const w1 = L.d1(ax);
-      const T* const w2 = L.d2(ax);
-      const T* const A = L.a(ax);
-      const T* const B = L.b(ax);
-      const T* const cur = src[ax];
-      const T* const psi = mem.psi[ax].data();
-      T* const zeta = mem.zeta[ax].data();
-      // What a missing neighbour's psi reads in the z and y slabs.
-      const std::vector<T> zeros(ax == 2 ? 0 : sl.dims[2], T(0));
-      with_bool(wa[ax] != nullptr, [&](auto has_wa) {
-        with_bool(next_b != nullptr, [&](auto has_b) {
-          with_bool(has_b && wb[ax] != nullptr, [&](auto has_wb) {
-            const T* const wa_ax = wa[ax];
-            const T* const wb_ax = has_b ? wb[ax] : nullptr;
-            // n cells from grid index i and box index k; a, b at [j] (stride ja); the psi of
-            // the neighbours m cells up and down at pu[m][x], pd[m][x].
-            auto run = [&](int64_t i, int64_t k, int n, int j, int ja, const T* const pu[R + 1],
-                           const T* const pd[R + 1]) {
+    const int64_t st = t.st;
+    const T *const w1 = t.w1, *const w2 = t.w2, *const A = t.A, *const B = t.B;
+    const T* const cur = src[ax];
+    const T* const psi = mem.psi[ax].data();
+    T* const zeta = mem.zeta[ax].data();
+    // What a missing neighbour's psi reads in the z and y slabs.
+    const std::vector<T> zeros(ax == 2 ? 0 : t.sl.dims[2], T(0));
+    with_bool(wa[ax] != nullptr, [&](auto has_wa) {
+      with_bool(next_b != nullptr, [&](auto has_b) {
+        with_bool(has_b && wb[ax] != nullptr, [&](auto has_wb) {
+          const T* const wa_ax = wa[ax];
+          const T* const wb_ax = has_b ? wb[ax] : nullptr;
+          // n cells from grid index i and box index k; a, b at [j] (stride ja); the psi of
+          // the neighbours m cells up and down at pu[m][x], pd[m][x].
+          auto run = [&](int64_t i, int64_t k, int n, int j, int ja, const T* const pu[R + 1],
+                         const T* const pd[R + 1]) {
 #pragma omp simd
-              for (int x = 0; x < n; ++x) {
-                const int64_t c_i = i + x;
-                T d2 = w2[0] * cur[c_i], dpsi = 0;
-                for (int m = 1; m <= R; ++m) {
-                  d2 += w2[m] * (cur[c_i + m * st] + cur[c_i - m * st]);
-                  dpsi += w1[m] * (pu[m][x] - pd[m][x]);
-                }
-                T zt = zeta[k + x];
-                zt = B[j + ja * x] * zt + A[j + ja * x] * (d2 + dpsi);
-                zeta[k + x] = zt;
-                const T c = vdt2[c_i] * (dpsi + zt);
-                if constexpr (decltype(has_wa)::value)
-                  next_a[c_i] += wa_ax[c_i] * c;
-                else
-                  next_a[c_i] += c;
-                if constexpr (decltype(has_b)::value) {
-                  if constexpr (decltype(has_wb)::value)
-                    next_b[c_i] += wb_ax[c_i] * c;
-                  else
-                    next_b[c_i] += c;
-                }
+            for (int x = 0; x < n; ++x) {
+              const int64_t c_i = i + x;
+              T d2 = w2[0] * cur[c_i], dpsi = 0;
+              for (int m = 1; m <= R; ++m) {
+                d2 += w2[m] * (cur[c_i + m * st] + cur[c_i - m * st]);
+                dpsi += w1[m] * (pu[m][x] - pd[m][x]);
               }
-            };
-            if (ax == 2) {
-              for_rows(sl, [&](int bz, int by) {
-                int z, y;
-                row_origin(sl, ax, bz, by, z, y);
-                const int64_t k0 = sl.at(bz, by, 0);
-                thread_local std::vector<T> pad;
-                for_x_runs(sl, [&](int bx, int x, int n) {
-                  // pad[R + t]: the psi of grid x + t (t in [-R, n + R)), 0 outside the layers.
-                  pad.resize(static_cast<size_t>(n) + 2 * R);
-                  for (int t = -R; t < n + R; ++t) {
-                    const int loc = sl.local(x + t);
-                    pad[R + t] = loc >= 0 ? psi[k0 + loc] : T(0);
-                  }
-                  const T* pu[R + 1];
-                  const T* pd[R + 1];
-                  for (int m = 1; m <= R; ++m) {
-                    pu[m] = pad.data() + R + m;
-                    pd[m] = pad.data() + R - m;
-                  }
-                  run(lay.idx(z, y, x), k0 + bx, n, x, 1, pu, pd);
-                });
-              });
-            } else {
-              const int64_t ss = sl.stride();
-              for_rows(sl, [&](int bz, int by) {
-                int z, y;
-                row_origin(sl, ax, bz, by, z, y);
-                const int j = ax == 0 ? z : y;
-                const int64_t k0 = sl.at(bz, by, 0);
-                const int kl = sl.local(j);
+              T zt = zeta[k + x];
+              zt = B[j + ja * x] * zt + A[j + ja * x] * (d2 + dpsi);
+              zeta[k + x] = zt;
+              const T c = vdt2[c_i] * (dpsi + zt);
+              if constexpr (decltype(has_wa)::value)
+                next_a[c_i] += wa_ax[c_i] * c;
+              else
+                next_a[c_i] += c;
+              if constexpr (decltype(has_b)::value) {
+                if constexpr (decltype(has_wb)::value)
+                  next_b[c_i] += wb_ax[c_i] * c;
+                else
+                  next_b[c_i] += c;
+              }
+            }
+          };
+          if (ax == 2) {
+            for_rows(t.sl, [&](int bz, int by) {
+              int z, y;
+              row_origin(t.sl, ax, bz, by, z, y);
+              const int64_t k0 = t.sl.at(bz, by, 0);
+              thread_local std::vector<T> pad;
+              for_x_runs(t.sl, [&](int bx, int x, int n) {
+                // pad[R + o]: the psi of grid x + o (o in [-R, n + R)), 0 outside the layers.
+                pad.resize(static_cast<size_t>(n) + 2 * R);
+                for (int o = -R; o < n + R; ++o) {
+                  const int loc = t.sl.local(x + o);
+                  pad[R + o] = loc >= 0 ? psi[k0 + loc] : T(0);
+                }
                 const T* pu[R + 1];
                 const T* pd[R + 1];
                 for (int m = 1; m <= R; ++m) {
-                  const int up = sl.local(j + m), dn = sl.local(j - m);
-                  pu[m] = up >= 0 ? psi + k0 + (up - kl) * ss : zeros.data();
-                  pd[m] = dn >= 0 ? psi + k0 + (dn - kl) * ss : zeros.data();
+                  pu[m] = pad.data() + R + m;
+                  pd[m] = pad.data() + R - m;
                 }
-                run(lay.idx(z, y, sl.begin[2]), k0, sl.dims[2], j, 0, pu, pd);
+                run(lay.idx(z, y, x), k0 + bx, n, x, 1, pu, pd);
               });
-            }
-          });
+            });
+          } else {
+            const int64_t ss = t.sl.stride();
+            for_rows(t.sl, [&](int bz, int by) {
+              int z, y;
+              row_origin(t.sl, ax, bz, by, z, y);
+              const int j = ax == 0 ? z : y;
+              const int64_t k0 = t.sl.at(bz, by, 0);
+              const int kl = t.sl.local(j);
+              const T* pu[R + 1];
+              const T* pd[R + 1];
+              for (int m = 1; m <= R; ++m) {
+                const int up = t.sl.local(j + m), dn = t.sl.local(j - m);
+                pu[m] = up >= 0 ? psi + k0 + (up - kl) * ss : zeros.data();
+                pd[m] = dn >= 0 ? psi + k0 + (dn - kl) * ss : zeros.data();
+              }
+              run(lay.idx(z, y, t.sl.begin[2]), k0, t.sl.dims[2], j, 0, pu, pd);
+            });
+          }
         });
       });
-    }
+    });
   });
 }
 
