@@ -102,6 +102,7 @@ SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a,
     // reaches it before pass 2 does).
     const int64_t ahead = row + x + kTtiPrefetchRows * sy;
     __builtin_prefetch(f + ahead + R * sy);
+    if constexpr (kNeed != kCrossZ) __builtin_prefetch(f + ahead + R * sz);
     for (const T* p : {a.n[0], a.n[1], a.n[2]}) __builtin_prefetch(p + ahead);
     V t0{}, t1{}, t2{};
     static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
