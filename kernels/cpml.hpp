@@ -103,6 +103,8 @@ struct CpmlSlab {
   }
   // Grid index along `axis` of slab coordinate k.
   SEISFD_HOST_DEVICE int global(int k) const { return k < wlo ? lo_first + k : hi_first + k - wlo; }
+  // Grid index along axis a of box coordinate k along it.
+  SEISFD_HOST_DEVICE int grid(int a, int k) const { return a == axis ? global(k) : begin[a] + k; }
   // Box index of box coordinates (bz, by, bx).
   SEISFD_HOST_DEVICE int64_t at(int bz, int by, int bx) const {
     return (static_cast<int64_t>(bz) * dims[1] + by) * dims[2] + bx;

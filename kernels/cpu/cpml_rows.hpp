@@ -31,12 +31,6 @@ void with_bool(bool b, F&& fn) {
     fn(std::false_type{});
 }
 
-// The grid coordinates of row (bz, by) of axis ax's slab, x at the box's first cell.
-inline void row_origin(const CpmlSlab& sl, int ax, int bz, int by, int& z, int& y) {
-  z = ax == 0 ? sl.global(bz) : sl.begin[0] + bz;
-  y = ax == 1 ? sl.global(by) : sl.begin[1] + by;
-}
-
 // fn(bz, by) for every row of axis ax's slab, the rows shared among the threads.
 template <class F>
 void for_rows(const CpmlSlab& sl, F&& fn) {
@@ -63,13 +57,10 @@ struct AxisTables {
 // fn(std::integral_constant<int, R>, ax, tables) for the axes with layers, z, y, x in turn.
 template <class T, class F>
 void for_cpml_axes(const reference::CpmlLayers<T>& L, F&& fn) {
-  const Layout& lay = L.spec().layout;
   with_radius(L.spec().radius, [&](auto r) {
-    for (int ax = 0; ax < 3; ++ax) {
-      if (!L.on(ax)) continue;
-      const int64_t st = ax == 0 ? lay.sz : (ax == 1 ? lay.sy : 1);
-      fn(r, ax, AxisTables<T>{L.slab(ax), st, L.d1(ax), L.d2(ax), L.a(ax), L.b(ax)});
-    }
+    for (int ax = 0; ax < 3; ++ax)
+      if (L.on(ax))
+        fn(r, ax, AxisTables<T>{L.slab(ax), L.stride(ax), L.d1(ax), L.d2(ax), L.a(ax), L.b(ax)});
   });
 }
 
@@ -97,8 +88,7 @@ void cpml_update_psi(const reference::CpmlLayers<T>& L, reference::CpmlMemory<T>
       }
     };
     for_rows(t.sl, [&](int bz, int by) {
-      int z, y;
-      row_origin(t.sl, ax, bz, by, z, y);
+      const int z = t.sl.grid(0, bz), y = t.sl.grid(1, by);
       const int64_t k0 = t.sl.at(bz, by, 0);
       if (ax == 2)
         for_x_runs(t.sl, [&](int bx, int x, int n) { run(lay.idx(z, y, x), k0 + bx, n, x, 1); });
@@ -123,8 +113,12 @@ void cpml_correct(const reference::CpmlLayers<T>& L, reference::CpmlMemory<T>& m
     const T* const cur = src[ax];
     const T* const psi = mem.psi[ax].data();
     T* const zeta = mem.zeta[ax].data();
-    // What a missing neighbour's psi reads in the z and y slabs.
-    const std::vector<T> zeros(ax == 2 ? 0 : t.sl.dims[2], T(0));
+    // What a missing neighbour's psi reads in the z and y slabs: the calling thread's row of
+    // zeros, never written, only grown, so not reallocated step after step; the region's threads
+    // read it through the pointer (by its name each would find its own).
+    thread_local std::vector<T> zeros;
+    if (zeros.size() < static_cast<size_t>(t.sl.dims[2])) zeros.resize(t.sl.dims[2], T(0));
+    const T* const zero_row = zeros.data();
     with_bool(wa[ax] != nullptr, [&](auto has_wa) {
       with_bool(next_b != nullptr, [&](auto has_b) {
         with_bool(has_b && wb[ax] != nullptr, [&](auto has_wb) {
@@ -160,8 +154,7 @@ void cpml_correct(const reference::CpmlLayers<T>& L, reference::CpmlMemory<T>& m
           };
           if (ax == 2) {
             for_rows(t.sl, [&](int bz, int by) {
-              int z, y;
-              row_origin(t.sl, ax, bz, by, z, y);
+              const int z = t.sl.grid(0, bz), y = t.sl.grid(1, by);
               const int64_t k0 = t.sl.at(bz, by, 0);
               thread_local std::vector<T> pad;
               for_x_runs(t.sl, [&](int bx, int x, int n) {
@@ -183,8 +176,7 @@ void cpml_correct(const reference::CpmlLayers<T>& L, reference::CpmlMemory<T>& m
           } else {
             const int64_t ss = t.sl.stride();
             for_rows(t.sl, [&](int bz, int by) {
-              int z, y;
-              row_origin(t.sl, ax, bz, by, z, y);
+              const int z = t.sl.grid(0, bz), y = t.sl.grid(1, by);
               const int j = ax == 0 ? z : y;
               const int64_t k0 = t.sl.at(bz, by, 0);
               const int kl = t.sl.local(j);
@@ -192,8 +184,8 @@ void cpml_correct(const reference::CpmlLayers<T>& L, reference::CpmlMemory<T>& m
               const T* pd[R + 1];
               for (int m = 1; m <= R; ++m) {
                 const int up = t.sl.local(j + m), dn = t.sl.local(j - m);
-                pu[m] = up >= 0 ? psi + k0 + (up - kl) * ss : zeros.data();
-                pd[m] = dn >= 0 ? psi + k0 + (dn - kl) * ss : zeros.data();
+                pu[m] = up >= 0 ? psi + k0 + (up - kl) * ss : zero_row;
+                pd[m] = dn >= 0 ? psi + k0 + (dn - kl) * ss : zero_row;
               }
               run(lay.idx(z, y, t.sl.begin[2]), k0, t.sl.dims[2], j, 0, pu, pd);
             });

@@ -40,9 +40,8 @@ inline constexpr int kRegisterBytes = 16;
 // The largest stencil radius: the fewest lanes a vector may have (Simd::window).
 inline constexpr int kMinLanes = 8;
 template <class T>
-inline constexpr int kVectorBytes =
-    kRegisterBytes > kMinLanes * static_cast<int>(sizeof(T)) ? kRegisterBytes
-                                                             : kMinLanes * static_cast<int>(sizeof(T));
+inline constexpr int kVectorBytes = std::max(kRegisterBytes,
+                                             static_cast<int>(sizeof(T)) * kMinLanes);
 
 // GCC takes vector_size only on a concrete element type, not on a template parameter.
 typedef float VecF32 __attribute__((vector_size(kVectorBytes<float>)));

@@ -106,10 +106,10 @@ class CpmlLayers {
   const T* b(int ax) const { return b_[ax].data(); }
   const T* d1(int ax) const { return d1_[ax]; }
   const T* d2(int ax) const { return d2_[ax]; }
-
- private:
+  // The grid's stride along axis ax.
   int64_t stride(int ax) const { return ax == 0 ? s_.layout.sz : ax == 1 ? s_.layout.sy : 1; }
 
+ private:
   // f(box index, grid index, index along the slab axis) for every cell of axis ax's slab.
   template <class F>
   void for_slab(int ax, F&& f) const {
@@ -119,7 +119,7 @@ class CpmlLayers {
       for (int by = 0; by < sl.dims[1]; ++by)
         for (int bx = 0; bx < sl.dims[2]; ++bx) {
           int c[3] = {bz, by, bx};
-          for (int a = 0; a < 3; ++a) c[a] = a == ax ? sl.global(c[a]) : sl.begin[a] + c[a];
+          for (int a = 0; a < 3; ++a) c[a] = sl.grid(a, c[a]);
           f(sl.at(bz, by, bx), s_.layout.idx(c[0], c[1], c[2]), c[ax]);
         }
   }
