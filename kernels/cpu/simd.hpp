@@ -16,7 +16,7 @@
 #include <cstring>
 #include <utility>
 
-#if defined(__AVX512F__)
+#if defined(__AVX__)
 #include <immintrin.h>
 #endif
 
@@ -65,6 +65,15 @@ struct VecOf<double> {
   using unaligned = VecF64u;
 };
 
+// fn(std::integral_constant<int, I>{}) for I = B..E-1, unrolled: I is a constant expression.
+template <int B, int E, class F>
+SEISFD_CPU_INLINE void static_for(F&& fn) {
+  if constexpr (B < E) {
+    fn(std::integral_constant<int, B>{});
+    static_for<B + 1, E>(fn);
+  }
+}
+
 template <class T>
 struct Simd {
   using V = typename VecOf<T>::type;
@@ -87,6 +96,29 @@ struct Simd {
       _mm512_mask_storeu_ps(p, static_cast<__mmask16>(m), reinterpret_cast<__m512>(v));
     else
       _mm512_mask_storeu_pd(p, static_cast<__mmask8>(m), reinterpret_cast<__m512d>(v));
+#elif defined(__AVX2__)
+    // AVX's masked stores, a 32-byte register at a time (no call to memcpy in the loop, whose
+    // caller-saved registers would push the loop's vectors to the stack).
+    constexpr int kPer = 32 / static_cast<int>(sizeof(T));
+    static_for<0, kLanes / kPer>([&](auto h) SEISFD_UNROLLED {
+      if constexpr (sizeof(T) == 4) {
+        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        const __m256i at = _mm256_add_epi32(lane, _mm256_set1_epi32(h * kPer));
+        const __m256i m = _mm256_and_si256(_mm256_cmpgt_epi32(at, _mm256_set1_epi32(lo - 1)),
+                                           _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), at));
+        __m256 part;
+        std::memcpy(&part, reinterpret_cast<const char*>(&v) + h * 32, 32);
+        _mm256_maskstore_ps(p + h * kPer, m, part);
+      } else {
+        const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+        const __m256i at = _mm256_add_epi64(lane, _mm256_set1_epi64x(h * kPer));
+        const __m256i m = _mm256_and_si256(_mm256_cmpgt_epi64(at, _mm256_set1_epi64x(lo - 1)),
+                                           _mm256_cmpgt_epi64(_mm256_set1_epi64x(hi), at));
+        __m256d part;
+        std::memcpy(&part, reinterpret_cast<const char*>(&v) + h * 32, 32);
+        _mm256_maskstore_pd(p + h * kPer, m, part);
+      }
+    });
 #else
     for (int l = lo; l < hi; ++l) p[l] = v[l];
 #endif
@@ -130,15 +162,6 @@ SEISFD_CPU_INLINE void opaque(V& v) {
     asm("" : "+v"(v));
   else
     asm("" : "+m"(v));
-}
-
-// fn(std::integral_constant<int, I>{}) for I = B..E-1, unrolled: I is a constant expression.
-template <int B, int E, class F>
-SEISFD_CPU_INLINE void static_for(F&& fn) {
-  if constexpr (B < E) {
-    fn(std::integral_constant<int, B>{});
-    static_for<B + 1, E>(fn);
-  }
 }
 
 }  // namespace seisfd::cpu
