@@ -24,12 +24,15 @@
 // the previous levels they overwrite.
 #pragma once
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "kernels/cpu/simd.hpp"
 #include "kernels/cpu/vti_blocked.hpp"
 #include "kernels/cpu/zmarch.hpp"
+#include "kernels/wall_clock.hpp"
 
 namespace seisfd::cpu {
 
@@ -45,7 +48,7 @@ inline constexpr int kVtiPrefetchRows = 2;
 // Rows per y block (the target of zmarch.hpp's make_tiles): the block re-reads 2R rows of X
 // from its neighbours; its L2 working set is Y's 2R + kZ planes of the block's rows. 64 and 100
 // rows: 1.48 against 1.54 at 161^3, 1.32-1.34 against 1.27 at 256^3.
-inline constexpr int kVtiBlockY = 32;
+inline constexpr int kVtiBlockY[] = {32, 64, 16};
 
 template <class T>
 struct VtiArgs {
@@ -55,103 +58,150 @@ struct VtiArgs {
   int64_t sz, sy;
 };
 
-// kZ planes from row (z, y) (layout index `row`), x cells [xa, xb); ab: the damping tables of the
-// kZ rows (A at [x], B at [x + b_off]).
+// The weights as whole vectors in memory (FMAs read them as memory operands).
+template <class T, int R>
+struct VtiVecWeights {
+  using V = typename Simd<T>::V;
+  V wz[R + 1], wy[R + 1], wx[R + 1];
+  explicit VtiVecWeights(const VtiWeights<T, R>& w) {
+    for (int k = 0; k <= R; ++k) {
+      wz[k] = Simd<T>::broadcast(w.wz[k]);
+      wy[k] = Simd<T>::broadcast(w.wy[k]);
+      wx[k] = Simd<T>::broadcast(w.wx[k]);
+    }
+  }
+};
+
+// kZ planes from row (z, y) (layout index `row`), x cells [xa, xb), in the header's three sweeps;
+// ab: the damping tables of the kZ rows (A at [x], B at [x + b_off]); hz, h0: kZ scratch rows
+// each, aligned to a vector, holding element x - x0 (x0: xa rounded down to the fields' vector).
 template <class T, int R, int kZ, bool kAdj>
-SEISFD_CPU_INLINE void vti_rows(const VtiWeights<T, R>& w, const VtiArgs<T>& a, int64_t row, int xa,
-                                int xb, const T* const* ab, int b_off) {
+SEISFD_CPU_INLINE void vti_rows(const VtiVecWeights<T, R>& w, const VtiArgs<T>& a, int64_t row,
+                                int xa, int xb, const T* const* ab, int b_off, T* const* hz,
+                                T* const* h0) {
   using S = Simd<T>;
   using V = typename S::V;
   constexpr int W = S::kLanes;
   const int64_t sz = a.sz, sy = a.sy;
-  const T* const xr = a.X + row;
   const T* const yr = a.Y + row;
-  const int x0 = xa - vector_offset(xr + xa);
-  V lo[kZ], mid[kZ];
-  static_for<0, kZ>([&](auto u) SEISFD_UNROLLED {
-    lo[u] = S::load(xr + u * sz + x0 - W);
-    mid[u] = S::load(xr + u * sz + x0);
-  });
+  const int x0 = xa - vector_offset(yr + xa);
+  // 1. H_z Y of the kZ planes, from Y's z column.
   for (int x = x0; x < xb; x += W) {
     V q[kZ + 2 * R];
     static_for<0, kZ + 2 * R>([&](auto j)
                                   SEISFD_UNROLLED { q[j] = S::load(yr + x + (j - R) * sz); });
     static_for<0, kZ>([&](auto u) SEISFD_UNROLLED {
-      const int64_t i = row + u * sz + x;
-      const T* const xu = a.X + i;
-      const V hi = S::load(xu + W);
-      const int64_t ahead = i + kVtiPrefetchRows * sy;
-      __builtin_prefetch(a.X + ahead + R * sy);
-      __builtin_prefetch(a.Y + ahead + R * sz);
-      for (const T* p : {static_cast<const T*>(a.pn), static_cast<const T*>(a.qn), a.V})
-        __builtin_prefetch(p + ahead);
-      if constexpr (kAdj) {
-        __builtin_prefetch(a.pc + ahead);
-        __builtin_prefetch(a.qc + ahead);
-      } else {
-        __builtin_prefetch(a.E + ahead);
-        __builtin_prefetch(a.D + ahead);
-      }
-      const V xc = mid[u], yc = q[u + R];
-      const V x2 = xc + xc, y2 = yc + yc;
-      V hx{}, hy{}, vz{};
-      static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
-        hx += w.wx[k] *
-              ((S::template window<k>(mid[u], hi) + S::template window<W - k>(lo[u], mid[u])) - x2);
-        hy += w.wy[k] * ((S::load(xu + k * sy) + S::load(xu - k * sy)) - x2);
-        vz += w.wz[k] * ((q[u + R + k] + q[u + R - k]) - y2);
-      });
-      const V h0 = hx + hy;
-      V fp, fq, pc, qc;
-      if constexpr (kAdj) {
-        fp = h0;
-        fq = vz;
-        pc = S::load(a.pc + i);
-        qc = S::load(a.qc + i);
-      } else {
-        const V e = S::load(a.E + i), d = S::load(a.D + i);
-        fp = e * h0 + d * vz;
-        fq = d * h0 + vz;
-        pc = xc;
-        qc = yc;
-      }
-      const V A = S::load(ab[u] + x), B = S::load(ab[u] + b_off + x), v = S::load(a.V + i);
-      const V np = A * (T(2) * pc - B * S::load(a.pn + i) + v * fp);
-      const V nq = A * (T(2) * qc - B * S::load(a.qn + i) + v * fq);
-      S::store_range(a.pn + i, np, x, xa, xb);
-      S::store_range(a.qn + i, nq, x, xa, xb);
-      lo[u] = mid[u];
-      mid[u] = hi;
+      __builtin_prefetch(yr + x + (u + R) * sz + kVtiPrefetchRows * sy);
+      const V y2 = q[u + R] + q[u + R];
+      V vz{};
+      static_for<1, R + 1>(
+          [&](auto k) SEISFD_UNROLLED { vz += w.wz[k] * ((q[u + R + k] + q[u + R - k]) - y2); });
+      S::store(hz[u] + (x - x0), vz);
     });
+  }
+  for (int u = 0; u < kZ; ++u) {
+    const int64_t r = row + u * sz;
+    // 2. H_0 X of the plane: its x neighbours lane shifts, its y neighbours the plane's rows.
+    const T* const xu = a.X + r;
+    T* const hu = h0[u] - x0;
+    V lo = S::load(xu + x0 - W), mid = S::load(xu + x0);
+    for (int x = x0; x < xb; x += W) {
+      const V hi = S::load(xu + x + W);
+      __builtin_prefetch(xu + x + (kVtiPrefetchRows + R) * sy);
+      const V x2 = mid + mid;
+      V hx{}, hy{};
+      static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
+        hx +=
+            w.wx[k] * ((S::template window<k>(mid, hi) + S::template window<W - k>(lo, mid)) - x2);
+        hy += w.wy[k] * ((S::load(xu + x + k * sy) + S::load(xu + x - k * sy)) - x2);
+      });
+      S::store(hu + x, hx + hy);
+      lo = mid;
+      mid = hi;
+    }
+    // 3. The pointwise update of p and q.
+    const T* const vu = hz[u] - x0;
+    const T* const A = ab[u];
+    const T* const B = ab[u] + b_off;
+    const T *pcu, *qcu;
+    if constexpr (kAdj) {
+      pcu = a.pc + r;
+      qcu = a.qc + r;
+    } else {
+      pcu = a.X + r;
+      qcu = a.Y + r;
+    }
+    const T* const E = a.E + r;
+    const T* const D = a.D + r;
+    const T* const C = a.V + r;
+    T* const pn = a.pn + r;
+    T* const qn = a.qn + r;
+    for (int x = x0; x < xb; x += W) {
+      for (const T* p : {static_cast<const T*>(pn), static_cast<const T*>(qn), C})
+        __builtin_prefetch(p + x + kVtiPrefetchRows * sy);
+      if constexpr (kAdj) {
+        __builtin_prefetch(pcu + x + kVtiPrefetchRows * sy);
+        __builtin_prefetch(qcu + x + kVtiPrefetchRows * sy);
+      } else {
+        __builtin_prefetch(E + x + kVtiPrefetchRows * sy);
+        __builtin_prefetch(D + x + kVtiPrefetchRows * sy);
+      }
+      const V h = S::load(hu + x), vz = S::load(vu + x);
+      V fp, fq;
+      if constexpr (kAdj) {
+        fp = h;
+        fq = vz;
+      } else {
+        const V e = S::load(E + x), d = S::load(D + x);
+        fp = e * h + d * vz;
+        fq = d * h + vz;
+      }
+      const V Ax = S::load(A + x), Bx = S::load(B + x), v = S::load(C + x);
+      const V np = Ax * (T(2) * S::load(pcu + x) - Bx * S::load(pn + x) + v * fp);
+      const V nq = Ax * (T(2) * S::load(qcu + x) - Bx * S::load(qn + x) + v * fq);
+      S::store_range(pn + x, np, x, xa, xb);
+      S::store_range(qn + x, nq, x, xa, xb);
+    }
   }
 }
 
 template <class T, int R, bool kAdj>
-void vti_simd_impl(const StepSpec& s, RowDamping<T>& damping, const VtiWeights<T, R>& w,
-                   const VtiArgs<T>& a) {
-  const int za = s.begin[0], ze = s.end[0], xa = s.begin[2], xb = s.end[2];
+void vti_simd_impl(const StepSpec& s, RowDamping<T>& damping, const VtiVecWeights<T, R>& w,
+                   const VtiArgs<T>& a, int target) {
+  using S = Simd<T>;
+  const int xa = s.begin[2], xb = s.end[2];
   const int b_off = damping.b_offset();
   const Layout& l = s.layout;
-  for_y_blocks(
+  // The scratch rows: from x0 >= xa - W to the last vector's end < xb + W.
+  const int stride = (xb - xa + 3 * S::kLanes) / S::kLanes * S::kLanes;
+  for_yz_blocks(
       s,
-      [&](int y0, int y1) {
-        thread_local std::vector<T> buf;
+      [&](int y0, int y1, int za, int ze) {
+        thread_local std::vector<T> buf, scratch;
         buf.resize(static_cast<size_t>(kVtiZPlanes) * damping.buffer_size());
+        scratch.resize(static_cast<size_t>(2 * kVtiZPlanes) * stride + S::kLanes);
+        const auto addr = reinterpret_cast<uintptr_t>(scratch.data()) / sizeof(T);
+        T* const first = scratch.data() + (S::kLanes - addr % S::kLanes) % S::kLanes;
+        T *hz[kVtiZPlanes], *h0[kVtiZPlanes];
+        for (int u = 0; u < kVtiZPlanes; ++u) {
+          hz[u] = first + u * stride;
+          h0[u] = first + (kVtiZPlanes + u) * stride;
+        }
         int z = za;
         for (; z + kVtiZPlanes <= ze; z += kVtiZPlanes)
           for (int y = y0; y < y1; ++y) {
             const T* ab[kVtiZPlanes];
             for (int u = 0; u < kVtiZPlanes; ++u)
               ab[u] = damping.row(z + u, y, buf.data() + u * damping.buffer_size());
-            vti_rows<T, R, kVtiZPlanes, kAdj>(w, a, l.idx(z, y, 0), xa, xb, ab, b_off);
+            vti_rows<T, R, kVtiZPlanes, kAdj>(w, a, l.idx(z, y, 0), xa, xb, ab, b_off, hz, h0);
           }
         for (; z < ze; ++z)
           for (int y = y0; y < y1; ++y) {
             const T* ab[1] = {damping.row(z, y, buf.data())};
-            vti_rows<T, R, 1, kAdj>(w, a, l.idx(z, y, 0), xa, xb, ab, b_off);
+            vti_rows<T, R, 1, kAdj>(w, a, l.idx(z, y, 0), xa, xb, ab, b_off, hz, h0);
           }
       },
-      kVtiBlockY);
+      target);
 }
 
 template <class T>
@@ -161,14 +211,19 @@ void vti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
   damping.prepare(vector_offset(X));
   const VtiArgs<T> a{X,           Y,          pc, qc, pn, qn, c.E.data(), c.D.data(), c.vdt2.data(),
                      s.layout.sz, s.layout.sy};
+  static BlockTuner tuner({std::begin(kVtiBlockY), std::end(kVtiBlockY)});
+  const int threads = omp_get_max_threads();
+  const int target = tuner.pick(s, threads);
+  const auto t0 = std::chrono::steady_clock::now();
   with_radius(s.radius, [&](auto r) {
     constexpr int R = decltype(r)::value;
-    const VtiWeights<T, R> w(weights);
+    const VtiVecWeights<T, R> w{VtiWeights<T, R>(weights)};
     if (adjoint)
-      vti_simd_impl<T, R, true>(s, damping, w, a);
+      vti_simd_impl<T, R, true>(s, damping, w, a, target);
     else
-      vti_simd_impl<T, R, false>(s, damping, w, a);
+      vti_simd_impl<T, R, false>(s, damping, w, a, target);
   });
+  tuner.report(s, threads, target, seconds_since(t0));
 }
 
 }  // namespace seisfd::cpu
