@@ -13,7 +13,8 @@
 //      row's cells. Above a free surface g_z is the reference's mirror (the only g read there).
 //   2. H_z of X and Y together (the axis' squares a_i and their sums are loaded once for both),
 //      H_0 X = lap X - H_z X, the forward or adjoint forces and the leapfrog of p and q, damping
-//      as A (2 cur - B prev + C f) with zmarch.hpp's row tables.
+//      as A (2 cur - B prev + C f) with zmarch.hpp's row tables; in sweeps along the row through
+//      scratch rows in L1, each sweep with few row pointers live (as acoustic_regqueue.hpp).
 // FMA contraction is on (cpu_kernels.hpp): the result differs from the reference by rounding.
 // pn, qn may alias the previous levels they overwrite.
 #pragma once
@@ -162,88 +163,129 @@ void cross_plane(const StepSpec& s, const TtiWeights<T, R>& w, const TtiArgs<T>&
   }
 }
 
-// Pass 2 over cells [xa, xb) of row (z, y) (layout index `row`); g: the ring; ab: the row's
-// damping tables (A, B at + b_off).
+// Pass 2's weights as whole vectors in memory (FMAs read them as memory operands): w1, w2 per
+// axis, the Laplacian's per axis (cl) and its centre.
+template <class T, int R>
+struct TtiVecWeights {
+  using V = typename Simd<T>::V;
+  V w1[3][R + 1], w2[3][R + 1], cl[3][R + 1], c0;
+  explicit TtiVecWeights(const TtiWeights<T, R>& w) {
+    using S = Simd<T>;
+    for (int k = 0; k <= R; ++k) {
+      for (int ax = 0; ax < 3; ++ax) {
+        w1[ax][k] = S::broadcast(w.w1[ax][k]);
+        w2[ax][k] = S::broadcast(w.w2[ax][k]);
+      }
+      cl[0][k] = S::broadcast(w.lap.cz[k]);
+      cl[1][k] = S::broadcast(w.lap.cy[k]);
+      cl[2][k] = S::broadcast(w.lap.cx[k]);
+    }
+    c0 = S::broadcast(w.lap.c0);
+  }
+};
+
+// Pass 2 over cells [xa, xb) of row (z, y) (layout index `row`), in sweeps along the row through
+// three scratch rows (acc: H_z X, H_z Y, lap X; aligned to a vector, element x - x0 with x0 = xa
+// rounded down to the fields' vector), each sweep with few row pointers live: the narrow terms of
+// each axis (a, X, Y read along it), the cross terms of X and of Y (the ring's g_z planes, g_y
+// rows, g_x row), then the forces and the leapfrog. g: the ring; ab: the row's damping tables (A,
+// B at + b_off).
 template <class T, int R, bool kAdj>
-SEISFD_CPU_INLINE void update_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a, CrossRing<T>& g,
-                                  int z, int y, int64_t row, int xa, int xb, const T* ab,
-                                  int b_off) {
+SEISFD_CPU_INLINE void update_row(const TtiVecWeights<T, R>& w, const TtiArgs<T>& a,
+                                  CrossRing<T>& g, int z, int y, int64_t row, int xa, int xb,
+                                  const T* ab, int b_off, T* const* acc) {
   using S = Simd<T>;
   using V = typename S::V;
   constexpr int W = S::kLanes;
-  // The intermediates' rows each term reads: g_z of planes z - R..z + R, g_y of rows
-  // y - R..y + R, g_x of the row itself, for X (0) and Y (1).
-  const T* gz[2][2 * R + 1];
-  const T* gy[2][2 * R + 1];
-  const T* gx[2];
-  for (int f = 0; f < 2; ++f) {
-    for (int k = -R; k <= R; ++k) {
-      gz[f][R + k] = g.row(f, 0, z + k, y);
-      gy[f][R + k] = g.row(f, 1, z, y + k);
-    }
-    gx[f] = g.row(f, 2, z, y);
-  }
   const int x0 = xa - vector_offset(a.X + row + xa);
-  for (int x = x0; x < xb; x += W) {
-    const int64_t i = row + x;
-    const int64_t ahead = i + kTtiPrefetchRows * a.st[1];
-    __builtin_prefetch(a.a[0] + ahead + R * a.st[0]);
-    __builtin_prefetch(a.a[1] + ahead + R * a.st[1]);
-    for (const T* p :
-         {a.a[2], a.V, a.pc, a.qc, static_cast<const T*>(a.pn), static_cast<const T*>(a.qn)})
-      __builtin_prefetch(p + ahead);
-    if constexpr (!kAdj) {
-      __builtin_prefetch(a.E + ahead);
-      __builtin_prefetch(a.D + ahead);
-    }
-    const V xc = S::load(a.X + i), yc = S::load(a.Y + i);
-    V hzx{}, hzy{}, lap = w.lap.c0 * xc;
-    static_for<0, 3>([&](auto ax) SEISFD_UNROLLED {
-      const int64_t st = a.st[ax];
-      const T* aa = a.a[ax] + i;
-      const T* fx = a.X + i;
-      const T* fy = a.Y + i;
-      const V ac = S::load(aa);
-      V wx{}, wy{}, dx{}, dy{}, l{};
+  T* const hx = acc[0] - x0;
+  T* const hy = acc[1] - x0;
+  T* const lp = acc[2] - x0;
+  const int64_t ahead = row + kTtiPrefetchRows * a.st[1];
+  // 1. The narrow terms along each axis: a_i (f_+ - f_c) - a_i (f_c - f_-) of X and Y, and the
+  // Laplacian's of X.
+  static_for<0, 3>([&](auto ax) SEISFD_UNROLLED {
+    const int64_t st = a.st[ax];
+    const T* const aa = a.a[ax] + row;
+    const T* const fx = a.X + row;
+    const T* const fy = a.Y + row;
+    for (int x = x0; x < xb; x += W) {
+      if constexpr (ax == 0) __builtin_prefetch(a.a[0] + ahead + R * a.st[0] + x);
+      if constexpr (ax == 1) __builtin_prefetch(a.a[1] + ahead + R * a.st[1] + x);
+      if constexpr (ax == 2) __builtin_prefetch(a.a[2] + ahead + x);
+      const V xc = S::load(fx + x), yc = S::load(fy + x), ac = S::load(aa + x);
+      V wx{}, wy{}, l{};
       static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
         const int64_t o = k * st;
-        const V ap = ac + S::load(aa + o), am = S::load(aa - o) + ac;
-        const V xp = S::load(fx + o), xm = S::load(fx - o);
-        const V yp = S::load(fy + o), ym = S::load(fy - o);
+        const V ap = ac + S::load(aa + x + o), am = S::load(aa + x - o) + ac;
+        const V xp = S::load(fx + x + o), xm = S::load(fx + x - o);
+        const V yp = S::load(fy + x + o), ym = S::load(fy + x - o);
         wx += w.w2[ax][k] * (ap * (xp - xc) - am * (xc - xm));
         wy += w.w2[ax][k] * (ap * (yp - yc) - am * (yc - ym));
-        if constexpr (ax == 0) {
-          dx += w.w1[0][k] * (S::load(gz[0][R + k] + x) - S::load(gz[0][R - k] + x));
-          dy += w.w1[0][k] * (S::load(gz[1][R + k] + x) - S::load(gz[1][R - k] + x));
-        } else if constexpr (ax == 1) {
-          dx += w.w1[1][k] * (S::load(gy[0][R + k] + x) - S::load(gy[0][R - k] + x));
-          dy += w.w1[1][k] * (S::load(gy[1][R + k] + x) - S::load(gy[1][R - k] + x));
-        } else {
-          dx += w.w1[2][k] * (S::load(gx[0] + x + k) - S::load(gx[0] + x - k));
-          dy += w.w1[2][k] * (S::load(gx[1] + x + k) - S::load(gx[1] + x - k));
-        }
-        const T cl = ax == 0 ? w.lap.cz[k] : ax == 1 ? w.lap.cy[k] : w.lap.cx[k];
-        l += cl * (xp + xm);
+        l += w.cl[ax][k] * (xp + xm);
       });
-      hzx += T(0.5) * wx + dx;
-      hzy += T(0.5) * wy + dy;
-      lap += l;
-    });
-    const V h0x = lap - hzx;
+      if constexpr (ax == 0) {
+        S::store(hx + x, T(0.5) * wx);
+        S::store(hy + x, T(0.5) * wy);
+        S::store(lp + x, w.c0 * xc + l);
+      } else {
+        S::store(hx + x, S::load(hx + x) + T(0.5) * wx);
+        S::store(hy + x, S::load(hy + x) + T(0.5) * wy);
+        S::store(lp + x, S::load(lp + x) + l);
+      }
+    }
+  });
+  // 2. The cross terms D1_a g_a of X (into H_z X) and of Y (into H_z Y).
+  for (int f = 0; f < 2; ++f) {
+    const T* gz[2 * R + 1];
+    for (int k = -R; k <= R; ++k) gz[R + k] = g.row(f, 0, z + k, y);
+    const T* const gy = g.row(f, 1, z, y);
+    const T* const gx = g.row(f, 2, z, y);
+    const int64_t sy = a.st[1];
+    T* const h = f == 0 ? hx : hy;
+    for (int x = x0; x < xb; x += W) {
+      V dz{}, dy{}, dx{};
+      static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
+        dz += w.w1[0][k] * (S::load(gz[R + k] + x) - S::load(gz[R - k] + x));
+        dy += w.w1[1][k] * (S::load(gy + x + k * sy) - S::load(gy + x - k * sy));
+        dx += w.w1[2][k] * (S::load(gx + x + k) - S::load(gx + x - k));
+      });
+      S::store(h + x, S::load(h + x) + (dz + (dy + dx)));
+    }
+  }
+  // 3. The forces and the leapfrog of p and q.
+  const T* const A = ab;
+  const T* const B = ab + b_off;
+  const T* const E = a.E + row;
+  const T* const D = a.D + row;
+  const T* const C = a.V + row;
+  const T* const pc = a.pc + row;
+  const T* const qc = a.qc + row;
+  T* const pn = a.pn + row;
+  T* const qn = a.qn + row;
+  for (int x = x0; x < xb; x += W) {
+    for (const T* p : {C, pc, qc, static_cast<const T*>(pn), static_cast<const T*>(qn)})
+      __builtin_prefetch(p + x + kTtiPrefetchRows * a.st[1]);
+    if constexpr (!kAdj) {
+      __builtin_prefetch(E + x + kTtiPrefetchRows * a.st[1]);
+      __builtin_prefetch(D + x + kTtiPrefetchRows * a.st[1]);
+    }
+    const V hzy = S::load(hy + x);
+    const V h0x = S::load(lp + x) - S::load(hx + x);
     V fp, fq;
     if constexpr (kAdj) {
       fp = h0x;
       fq = hzy;
     } else {
-      const V e = S::load(a.E + i), d = S::load(a.D + i);
+      const V e = S::load(E + x), d = S::load(D + x);
       fp = e * h0x + d * hzy;
       fq = d * h0x + hzy;
     }
-    const V A = S::load(ab + x), B = S::load(ab + b_off + x), v = S::load(a.V + i);
-    const V np = A * (T(2) * S::load(a.pc + i) - B * S::load(a.pn + i) + v * fp);
-    const V nq = A * (T(2) * S::load(a.qc + i) - B * S::load(a.qn + i) + v * fq);
-    S::store_range(a.pn + i, np, x, xa, xb);
-    S::store_range(a.qn + i, nq, x, xa, xb);
+    const V Ax = S::load(A + x), Bx = S::load(B + x), v = S::load(C + x);
+    const V np = Ax * (T(2) * S::load(pc + x) - Bx * S::load(pn + x) + v * fp);
+    const V nq = Ax * (T(2) * S::load(qc + x) - Bx * S::load(qn + x) + v * fq);
+    S::store_range(pn + x, np, x, xa, xb);
+    S::store_range(qn + x, nq, x, xa, xb);
   }
 }
 
@@ -266,14 +308,23 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
   with_radius(s.radius, [&](auto r) {
     constexpr int R = decltype(r)::value;
     const TtiWeights<T, R> w(weights, s);
+    const TtiVecWeights<T, R> vw(w);
     const int xa = s.begin[2], xb = s.end[2];
+    // The scratch rows: from x0 >= xa - W to the last vector's end < xb + W.
+    const int stride = (xb - xa + 3 * Simd<T>::kLanes) / Simd<T>::kLanes * Simd<T>::kLanes;
     const int b_off = damping.b_offset();
     for_yz_blocks(
         s,
         [&](int y0, int y1, int za, int ze) {
           thread_local std::vector<T> buf;
           thread_local CrossRing<T> ring;
+          thread_local std::vector<T> scratch;
           buf.resize(damping.buffer_size());
+          scratch.resize(3 * static_cast<size_t>(stride) + Simd<T>::kLanes);
+          const auto addr = reinterpret_cast<uintptr_t>(scratch.data()) / sizeof(T);
+          T* const first =
+              scratch.data() + (Simd<T>::kLanes - addr % Simd<T>::kLanes) % Simd<T>::kLanes;
+          T* const acc[3] = {first, first + stride, first + 2 * stride};
           const int y_lo = std::max(0, y0 - R), y_hi = std::min(l.ny, y1 + R);
           ring.reset(2 * R + 1, y0 - R, y1 - y0 + 2 * R, l.sy);
           // The planes below the first updated one's leading plane, in increasing z (a plane above
@@ -287,9 +338,9 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
             for (int y = y0; y < y1; ++y) {
               const T* ab = damping.row(z, y, buf.data());
               if (adjoint)
-                update_row<T, R, true>(w, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off);
+                update_row<T, R, true>(vw, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off, acc);
               else
-                update_row<T, R, false>(w, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off);
+                update_row<T, R, false>(vw, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off, acc);
             }
           }
         },
