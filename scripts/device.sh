@@ -13,7 +13,7 @@
 #              off, without graphs and by default, each under a timeout (PROBE_S) after which the
 #              ranks' stacks are taken (gdb); PROBE_CASE: a case of decomposed_equal.py instead
 #              of the quickstart; PROBE_SET: further --set arguments
-#   cpu-tests  ctest -L 'fast|slow' on the machine's cores
+#   cpu-tests  ctest -L 'fast|slow' on the machine's cores (CPU_TESTS: only those -R matches)
 #   sanitize   compute-sanitizer memcheck on SANITIZE (gtest filters, "binary:filter" items) and
 #              racecheck on RACECHECK; defaults cover every variant's odd shapes, the engine
 #              contract on the GPU and the diagnostics
@@ -44,7 +44,8 @@
 #   cpu-bench  `seisfd bench --backend cpu` of acoustic, VTI and TTI at order 8 on the machine's
 #              cores (CPU_THREADS, default all) at CPU_SIZES (default 256), and the CPU
 #              streaming ceiling of each pattern; CPU_PHYSICS picks, CPU_HUGE_PAGES="on off ..."
-#              runs with SEISFD_HUGE_PAGES at each value in turn
+#              runs with SEISFD_HUGE_PAGES at each value in turn; with BASELINE, its seisfd and
+#              this tree's in turn, CPU_ROUNDS (default 1) times
 #   failures   ctest -R Failures (SEISFD_REQUIRE_GPU=1): a rank killed mid-run on the GPU (peer
 #              and mpi exchanges) and on the CPU ends every rank, its outputs left *.partial
 #   ranks      ctest -R 'Ranks|SplitSteps' (several ranks sharing the GPU, SEISFD_REQUIRE_GPU=1),
@@ -231,8 +232,8 @@ step_exchange_probe() {
 
 step_cpu_tests() {
   build
-  log "ctest -L 'fast|slow'"
-  timeout ${CPU_CTEST_S:-300} ctest --test-dir $B -L 'fast|slow' -j 16 --timeout 280 \
+  log "ctest -L 'fast|slow' ${CPU_TESTS:+-R $CPU_TESTS}"
+  timeout ${CPU_CTEST_S:-300} ctest --test-dir $B -L 'fast|slow' ${CPU_TESTS:+-R "$CPU_TESTS"} -j 16 --timeout 280 \
     --output-on-failure > "$OUT/ctest_cpu.log" 2>&1
   echo "ctest cpu rc=$?" | tee -a "$S"
   grep -E "tests passed|tests failed|Total Test time" "$OUT/ctest_cpu.log" | tee -a "$S"
@@ -497,14 +498,21 @@ step_cpu_bench() {
   log "cpu bench ($(nproc) cores)"
   grep -m1 "model name" /proc/cpuinfo | tee -a "$S"
   # CPU_HUGE_PAGES: the SEISFD_HUGE_PAGES values to run, one after the other ("on off on off"
-  # interleaves); CPU_PHYSICS (acoustic,vti,tti).
-  for hp in ${CPU_HUGE_PAGES:-on}; do
-    SEISFD_HUGE_PAGES=$hp OMP_NUM_THREADS=${CPU_THREADS:-$(nproc)} OMP_PROC_BIND=close OMP_PLACES=cores \
-      timeout ${CPU_BENCH_S:-150} $B/app/seisfd bench --backend cpu --physics ${CPU_PHYSICS:-acoustic,vti,tti} \
-      --orders 8 --sizes "${CPU_SIZES:-256}" --steps 5 --repeats 5 --out "$OUT/results/cpu" \
-      > /tmp/cpu_bench.log 2>&1
-    echo "cpu bench huge pages $hp rc=$?" | tee -a "$S"
-    sed -n '/^seisfd bench on/,$p' /tmp/cpu_bench.log | tee -a "$S"
+  # interleaves); CPU_PHYSICS (acoustic,vti,tti). With BASELINE: its seisfd and this tree's in
+  # turn, CPU_ROUNDS (2) times each.
+  local bins="$B/app/seisfd" round
+  [ -n "${BASELINE:-}" ] && bins="build/baseline/app/seisfd $B/app/seisfd"
+  for round in $(seq "${CPU_ROUNDS:-1}"); do
+    for bin in $bins; do
+      for hp in ${CPU_HUGE_PAGES:-on}; do
+        SEISFD_HUGE_PAGES=$hp OMP_NUM_THREADS=${CPU_THREADS:-$(nproc)} OMP_PROC_BIND=close OMP_PLACES=cores \
+          timeout ${CPU_BENCH_S:-150} $bin bench --backend cpu --physics ${CPU_PHYSICS:-acoustic,vti,tti} \
+          --orders 8 --sizes "${CPU_SIZES:-256}" --steps 5 --repeats 5 --out "$OUT/results/cpu" \
+          > /tmp/cpu_bench.log 2>&1
+        echo "cpu bench $bin round $round huge pages $hp rc=$?" | tee -a "$S"
+        sed -n '/^seisfd bench on/,$p' /tmp/cpu_bench.log | tee -a "$S"
+      done
+    done
   done
 }
 
