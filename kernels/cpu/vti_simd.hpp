@@ -24,15 +24,12 @@
 // the previous levels they overwrite.
 #pragma once
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
-#include <iterator>
 #include <vector>
 
 #include "kernels/cpu/simd.hpp"
 #include "kernels/cpu/vti_blocked.hpp"
 #include "kernels/cpu/zmarch.hpp"
-#include "kernels/wall_clock.hpp"
 
 namespace seisfd::cpu {
 
@@ -47,8 +44,10 @@ inline constexpr int kVtiZPlanes = 2;
 inline constexpr int kVtiPrefetchRows = 2;
 // Rows per y block (the target of zmarch.hpp's make_tiles): the block re-reads 2R rows of X
 // from its neighbours; its L2 working set is Y's 2R + kZ planes of the block's rows. 64 and 100
-// rows: 1.48 against 1.54 at 161^3, 1.32-1.34 against 1.27 at 256^3.
-inline constexpr int kVtiBlockY[] = {32, 64, 16};
+// rows: 1.48 against 1.54 at 161^3, 1.32-1.34 against 1.27 at 256^3. Chosen by BlockTuner among
+// 32, 64 and 16 rows (2026-11-29, the sweeps): 2-4% faster on 2 Zen 3 cores, 20-30% slower on 16
+// Xeon cores (whose 16 blocks then split in z as well); not kept.
+inline constexpr int kVtiBlockY = 32;
 
 template <class T>
 struct VtiArgs {
@@ -167,16 +166,17 @@ SEISFD_CPU_INLINE void vti_rows(const VtiVecWeights<T, R>& w, const VtiArgs<T>& 
 
 template <class T, int R, bool kAdj>
 void vti_simd_impl(const StepSpec& s, RowDamping<T>& damping, const VtiVecWeights<T, R>& w,
-                   const VtiArgs<T>& a, int target) {
+                   const VtiArgs<T>& a) {
   using S = Simd<T>;
   const int xa = s.begin[2], xb = s.end[2];
   const int b_off = damping.b_offset();
   const Layout& l = s.layout;
   // The scratch rows: from x0 >= xa - W to the last vector's end < xb + W.
   const int stride = (xb - xa + 3 * S::kLanes) / S::kLanes * S::kLanes;
-  for_yz_blocks(
+  for_y_blocks(
       s,
-      [&](int y0, int y1, int za, int ze) {
+      [&](int y0, int y1) {
+        const int za = s.begin[0], ze = s.end[0];
         thread_local std::vector<T> buf, scratch;
         buf.resize(static_cast<size_t>(kVtiZPlanes) * damping.buffer_size());
         scratch.resize(static_cast<size_t>(2 * kVtiZPlanes) * stride + S::kLanes);
@@ -201,7 +201,7 @@ void vti_simd_impl(const StepSpec& s, RowDamping<T>& damping, const VtiVecWeight
             vti_rows<T, R, 1, kAdj>(w, a, l.idx(z, y, 0), xa, xb, ab, b_off, hz, h0);
           }
       },
-      target);
+      kVtiBlockY);
 }
 
 template <class T>
@@ -211,19 +211,14 @@ void vti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
   damping.prepare(vector_offset(X));
   const VtiArgs<T> a{X,           Y,          pc, qc, pn, qn, c.E.data(), c.D.data(), c.vdt2.data(),
                      s.layout.sz, s.layout.sy};
-  static BlockTuner tuner({std::begin(kVtiBlockY), std::end(kVtiBlockY)});
-  const int threads = omp_get_max_threads();
-  const int target = tuner.pick(s, threads);
-  const auto t0 = std::chrono::steady_clock::now();
   with_radius(s.radius, [&](auto r) {
     constexpr int R = decltype(r)::value;
     const VtiVecWeights<T, R> w{VtiWeights<T, R>(weights)};
     if (adjoint)
-      vti_simd_impl<T, R, true>(s, damping, w, a, target);
+      vti_simd_impl<T, R, true>(s, damping, w, a);
     else
-      vti_simd_impl<T, R, false>(s, damping, w, a, target);
+      vti_simd_impl<T, R, false>(s, damping, w, a);
   });
-  tuner.report(s, threads, target, seconds_since(t0));
 }
 
 }  // namespace seisfd::cpu
