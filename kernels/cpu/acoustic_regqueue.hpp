@@ -150,11 +150,9 @@ void acoustic_regqueue(const StepSpec& s, RowDamping<T>& damping, const T* prev,
         [&](int y0, int y1, int za, int ze) {
           thread_local std::vector<T> buf, scratch;
           buf.resize(static_cast<size_t>(kZPlanes) * damping.buffer_size());
-          scratch.resize(static_cast<size_t>(kZPlanes) * acc_stride + S::kLanes);
-          const auto addr = reinterpret_cast<uintptr_t>(scratch.data()) / sizeof(T);
+          T* const first = scratch_rows(scratch, kZPlanes, acc_stride);
           T* acc[kZPlanes];
-          for (int u = 0; u < kZPlanes; ++u)
-            acc[u] = scratch.data() + (S::kLanes - addr % S::kLanes) % S::kLanes + u * acc_stride;
+          for (int u = 0; u < kZPlanes; ++u) acc[u] = first + u * acc_stride;
           int z = za;
           for (; z + kZPlanes <= ze; z += kZPlanes)
             for (int y = y0; y < y1; ++y) {

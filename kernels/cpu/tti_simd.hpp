@@ -185,11 +185,11 @@ struct TtiVecWeights {
 };
 
 // Pass 2 over cells [xa, xb) of row (z, y) (layout index `row`), in sweeps along the row through
-// three scratch rows (acc: H_z X, H_z Y, lap X; aligned to a vector, element x - x0 with x0 = xa
-// rounded down to the fields' vector), each sweep with few row pointers live: the narrow terms of
-// each axis (a, X, Y read along it), the cross terms of X and of Y (the ring's g_z planes, g_y
-// rows, g_x row), then the forces and the leapfrog. g: the ring; ab: the row's damping tables (A,
-// B at + b_off).
+// three scratch rows (acc: H_z X, H_z Y, lap X and then H_0 X; aligned to a vector, element
+// x - x0 with x0 = xa rounded down to the fields' vector), each sweep with few row pointers live:
+// the narrow terms of each axis (a, X, Y read along it), the cross terms of X and of Y (the ring's
+// g_z planes, g_y rows, g_x row), then the forces and the leapfrog (zmarch.hpp). g: the ring; ab:
+// the row's damping tables (A, B at + b_off).
 template <class T, int R, bool kAdj>
 SEISFD_CPU_INLINE void update_row(const TtiVecWeights<T, R>& w, const TtiArgs<T>& a,
                                   CrossRing<T>& g, int z, int y, int64_t row, int xa, int xb,
@@ -235,8 +235,9 @@ SEISFD_CPU_INLINE void update_row(const TtiVecWeights<T, R>& w, const TtiArgs<T>
       }
     }
   });
-  // 2. The cross terms D1_a g_a of X (into H_z X) and of Y (into H_z Y).
-  for (int f = 0; f < 2; ++f) {
+  // 2. The cross terms D1_a g_a of X, completing H_z X, of which H_0 X = lap X - H_z X goes to the
+  // third row; of Y, completing H_z Y.
+  static_for<0, 2>([&](auto f) SEISFD_UNROLLED {
     const T* gz[2 * R + 1];
     for (int k = -R; k <= R; ++k) gz[R + k] = g.row(f, 0, z + k, y);
     const T* const gy = g.row(f, 1, z, y);
@@ -250,43 +251,18 @@ SEISFD_CPU_INLINE void update_row(const TtiVecWeights<T, R>& w, const TtiArgs<T>
         dy += w.w1[1][k] * (S::load(gy + x + k * sy) - S::load(gy + x - k * sy));
         dx += w.w1[2][k] * (S::load(gx + x + k) - S::load(gx + x - k));
       });
-      S::store(h + x, S::load(h + x) + (dz + (dy + dx)));
+      const V hzf = S::load(h + x) + (dz + (dy + dx));
+      if constexpr (f == 0)
+        S::store(lp + x, S::load(lp + x) - hzf);
+      else
+        S::store(h + x, hzf);
     }
-  }
+  });
   // 3. The forces and the leapfrog of p and q.
-  const T* const A = ab;
-  const T* const B = ab + b_off;
-  const T* const E = a.E + row;
-  const T* const D = a.D + row;
-  const T* const C = a.V + row;
-  const T* const pc = a.pc + row;
-  const T* const qc = a.qc + row;
-  T* const pn = a.pn + row;
-  T* const qn = a.qn + row;
-  for (int x = x0; x < xb; x += W) {
-    for (const T* p : {C, pc, qc, static_cast<const T*>(pn), static_cast<const T*>(qn)})
-      __builtin_prefetch(p + x + kTtiPrefetchRows * a.st[1]);
-    if constexpr (!kAdj) {
-      __builtin_prefetch(E + x + kTtiPrefetchRows * a.st[1]);
-      __builtin_prefetch(D + x + kTtiPrefetchRows * a.st[1]);
-    }
-    const V hzy = S::load(hy + x);
-    const V h0x = S::load(lp + x) - S::load(hx + x);
-    V fp, fq;
-    if constexpr (kAdj) {
-      fp = h0x;
-      fq = hzy;
-    } else {
-      const V e = S::load(E + x), d = S::load(D + x);
-      fp = e * h0x + d * hzy;
-      fq = d * h0x + hzy;
-    }
-    const V Ax = S::load(A + x), Bx = S::load(B + x), v = S::load(C + x);
-    const V np = Ax * (T(2) * S::load(pc + x) - Bx * S::load(pn + x) + v * fp);
-    const V nq = Ax * (T(2) * S::load(qc + x) - Bx * S::load(qn + x) + v * fq);
-    S::store_range(pn + x, np, x, xa, xb);
-    S::store_range(qn + x, nq, x, xa, xb);
-  }
+  const PqRow<T> pq{a.E + row,  a.D + row,  a.V + row, a.pc + row,
+                    a.qc + row, a.pn + row, a.qn + row};
+  leapfrog_pq_row<T, kAdj, kTtiPrefetchRows>(acc[2], acc[1], pq, ab, ab + b_off, x0, xa, xb,
+                                             a.st[1]);
 }
 
 template <class T>
@@ -320,10 +296,7 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
           thread_local CrossRing<T> ring;
           thread_local std::vector<T> scratch;
           buf.resize(damping.buffer_size());
-          scratch.resize(3 * static_cast<size_t>(stride) + Simd<T>::kLanes);
-          const auto addr = reinterpret_cast<uintptr_t>(scratch.data()) / sizeof(T);
-          T* const first =
-              scratch.data() + (Simd<T>::kLanes - addr % Simd<T>::kLanes) % Simd<T>::kLanes;
+          T* const first = scratch_rows(scratch, 3, stride);
           T* const acc[3] = {first, first + stride, first + 2 * stride};
           const int y_lo = std::max(0, y0 - R), y_hi = std::min(l.ny, y1 + R);
           ring.reset(2 * R + 1, y0 - R, y1 - y0 + 2 * R, l.sy);

@@ -118,49 +118,12 @@ SEISFD_CPU_INLINE void vti_rows(const VtiVecWeights<T, R>& w, const VtiArgs<T>& 
       lo = mid;
       mid = hi;
     }
-    // 3. The pointwise update of p and q.
-    const T* const vu = hz[u] - x0;
-    const T* const A = ab[u];
-    const T* const B = ab[u] + b_off;
-    const T *pcu, *qcu;
-    if constexpr (kAdj) {
-      pcu = a.pc + r;
-      qcu = a.qc + r;
-    } else {
-      pcu = a.X + r;
-      qcu = a.Y + r;
-    }
-    const T* const E = a.E + r;
-    const T* const D = a.D + r;
-    const T* const C = a.V + r;
-    T* const pn = a.pn + r;
-    T* const qn = a.qn + r;
-    for (int x = x0; x < xb; x += W) {
-      for (const T* p : {static_cast<const T*>(pn), static_cast<const T*>(qn), C})
-        __builtin_prefetch(p + x + kVtiPrefetchRows * sy);
-      if constexpr (kAdj) {
-        __builtin_prefetch(pcu + x + kVtiPrefetchRows * sy);
-        __builtin_prefetch(qcu + x + kVtiPrefetchRows * sy);
-      } else {
-        __builtin_prefetch(E + x + kVtiPrefetchRows * sy);
-        __builtin_prefetch(D + x + kVtiPrefetchRows * sy);
-      }
-      const V h = S::load(hu + x), vz = S::load(vu + x);
-      V fp, fq;
-      if constexpr (kAdj) {
-        fp = h;
-        fq = vz;
-      } else {
-        const V e = S::load(E + x), d = S::load(D + x);
-        fp = e * h + d * vz;
-        fq = d * h + vz;
-      }
-      const V Ax = S::load(A + x), Bx = S::load(B + x), v = S::load(C + x);
-      const V np = Ax * (T(2) * S::load(pcu + x) - Bx * S::load(pn + x) + v * fp);
-      const V nq = Ax * (T(2) * S::load(qcu + x) - Bx * S::load(qn + x) + v * fq);
-      S::store_range(pn + x, np, x, xa, xb);
-      S::store_range(qn + x, nq, x, xa, xb);
-    }
+    // 3. The forces and the leapfrog of p and q.
+    const PqRow<T> pq{
+        a.E + r,  a.D + r, a.V + r, kAdj ? a.pc + r : a.X + r, kAdj ? a.qc + r : a.Y + r,
+        a.pn + r, a.qn + r};
+    leapfrog_pq_row<T, kAdj, kVtiPrefetchRows>(h0[u], hz[u], pq, ab[u], ab[u] + b_off, x0, xa, xb,
+                                               sy);
   }
 }
 
@@ -179,9 +142,7 @@ void vti_simd_impl(const StepSpec& s, RowDamping<T>& damping, const VtiVecWeight
         const int za = s.begin[0], ze = s.end[0];
         thread_local std::vector<T> buf, scratch;
         buf.resize(static_cast<size_t>(kVtiZPlanes) * damping.buffer_size());
-        scratch.resize(static_cast<size_t>(2 * kVtiZPlanes) * stride + S::kLanes);
-        const auto addr = reinterpret_cast<uintptr_t>(scratch.data()) / sizeof(T);
-        T* const first = scratch.data() + (S::kLanes - addr % S::kLanes) % S::kLanes;
+        T* const first = scratch_rows(scratch, 2 * kVtiZPlanes, stride);
         T *hz[kVtiZPlanes], *h0[kVtiZPlanes];
         for (int u = 0; u < kVtiZPlanes; ++u) {
           hz[u] = first + u * stride;

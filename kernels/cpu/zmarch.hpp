@@ -267,4 +267,59 @@ int vector_offset(const T* p) {
   return static_cast<int>(reinterpret_cast<uintptr_t>(p) % Simd<T>::kBytes / sizeof(T));
 }
 
+// Scratch rows of a sweeping kernel: `rows` rows of `stride` elements (a multiple of the vector)
+// in v, grown as needed; the first row's start, aligned to a vector.
+template <class T>
+T* scratch_rows(std::vector<T>& v, int rows, int stride) {
+  constexpr int W = Simd<T>::kLanes;
+  v.resize(static_cast<size_t>(rows) * stride + W);
+  const auto addr = reinterpret_cast<uintptr_t>(v.data()) / sizeof(T);
+  return v.data() + (W - addr % W) % W;
+}
+
+// The pointwise streams of a row of the anisotropic update (pointers at the row's first cell).
+template <class T>
+struct PqRow {
+  const T *E, *D, *C;  // the medium's coefficients (kernels/reference/anisotropic.hpp)
+  const T *pc, *qc;    // the current p and q
+  T *pn, *qn;          // the previous p and q, overwritten by the next
+};
+
+// The anisotropic kernels' last sweep (vti_simd.hpp, tti_simd.hpp): from the row's H_0 X and
+// H_z Y (h0, hz: scratch rows holding element x - x0), the forces fp = E H_0 X + D H_z Y,
+// fq = D H_0 X + H_z Y (the adjoint: fp = H_0 X, fq = H_z Y) and the leapfrog
+// next = A (2 cur - B prev + C f) of p and q over cells [xa, xb) (x0: xa rounded down to the
+// fields' vector); the streams prefetched kAhead rows (of sy elements) ahead.
+template <class T, bool kAdj, int kAhead>
+SEISFD_CPU_INLINE void leapfrog_pq_row(const T* h0, const T* hz, const PqRow<T>& r, const T* A,
+                                       const T* B, int x0, int xa, int xb, int64_t sy) {
+  using S = Simd<T>;
+  using V = typename S::V;
+  h0 -= x0;
+  hz -= x0;
+  for (int x = x0; x < xb; x += S::kLanes) {
+    for (const T* p : {r.C, r.pc, r.qc, static_cast<const T*>(r.pn), static_cast<const T*>(r.qn)})
+      __builtin_prefetch(p + x + kAhead * sy);
+    if constexpr (!kAdj) {
+      __builtin_prefetch(r.E + x + kAhead * sy);
+      __builtin_prefetch(r.D + x + kAhead * sy);
+    }
+    const V h = S::load(h0 + x), vz = S::load(hz + x);
+    V fp, fq;
+    if constexpr (kAdj) {
+      fp = h;
+      fq = vz;
+    } else {
+      const V e = S::load(r.E + x), d = S::load(r.D + x);
+      fp = e * h + d * vz;
+      fq = d * h + vz;
+    }
+    const V Ax = S::load(A + x), Bx = S::load(B + x), c = S::load(r.C + x);
+    const V np = Ax * (T(2) * S::load(r.pc + x) - Bx * S::load(r.pn + x) + c * fp);
+    const V nq = Ax * (T(2) * S::load(r.qc + x) - Bx * S::load(r.qn + x) + c * fq);
+    S::store_range(r.pn + x, np, x, xa, xb);
+    S::store_range(r.qn + x, nq, x, xa, xb);
+  }
+}
+
 }  // namespace seisfd::cpu
