@@ -124,14 +124,13 @@ SEISFD_CPU_INLINE void acoustic_rows(const VecWeights<T, R>& w, const AcousticAr
 
 // Rows per y block: candidates for BlockTuner (zmarch.hpp), the first the default. Measured on 2
 // cores of an AVX2 AMD EPYC (`seisfd bench`, order 8, + sponge 20, Gcells/s; three sweeps, y
-// apart): at 161^3 16 rows
-// 1.47-1.50, 32 rows 1.55, 64 rows 1.47-1.50; at 256^3 1.31-1.32, 1.37, 1.51-1.53.
+// apart): at 161^3 16 rows 1.47-1.50, 32 rows 1.55, 64 rows 1.47-1.50; at 256^3 1.31-1.32, 1.37,
+// 1.51-1.53.
 inline constexpr int kAcousticBlockY[] = {kTargetBlockY, 2 * kTargetBlockY, kTargetBlockY / 2};
 
 template <class T>
 void acoustic_regqueue(const StepSpec& s, RowDamping<T>& damping, const T* prev,
                        const T* __restrict cur, T* next, const T* __restrict vdt2) {
-  using S = Simd<T>;
   damping.prepare(vector_offset(cur));
   static BlockTuner tuner({std::begin(kAcousticBlockY), std::end(kAcousticBlockY)});
   const int threads = omp_get_max_threads();
@@ -143,8 +142,7 @@ void acoustic_regqueue(const StepSpec& s, RowDamping<T>& damping, const T* prev,
     const AcousticArgs<T> a{cur, prev, next, vdt2, s.layout.sz, s.layout.sy};
     const int xa = s.begin[2], xb = s.end[2];
     const int b_off = damping.b_offset();
-    // The scratch rows: from x0 >= xa - W to the last vector's end < xb + W.
-    const int acc_stride = (xb - xa + 3 * S::kLanes) / S::kLanes * S::kLanes;
+    const int acc_stride = scratch_stride<T>(xa, xb);
     for_yz_blocks(
         s,
         [&](int y0, int y1, int za, int ze) {

@@ -97,27 +97,18 @@ struct Simd {
     else
       _mm512_mask_storeu_pd(p, static_cast<__mmask8>(m), reinterpret_cast<__m512d>(v));
 #elif defined(__AVX2__)
-    // AVX's masked stores, a 32-byte register at a time (no call to memcpy in the loop, whose
-    // caller-saved registers would push the loop's vectors to the stack).
-    constexpr int kPer = 32 / static_cast<int>(sizeof(T));
-    static_for<0, kLanes / kPer>([&](auto h) SEISFD_UNROLLED {
-      if constexpr (sizeof(T) == 4) {
-        const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-        const __m256i at = _mm256_add_epi32(lane, _mm256_set1_epi32(h * kPer));
-        const __m256i m = _mm256_and_si256(_mm256_cmpgt_epi32(at, _mm256_set1_epi32(lo - 1)),
-                                           _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), at));
-        __m256 part;
-        std::memcpy(&part, reinterpret_cast<const char*>(&v) + h * 32, 32);
-        _mm256_maskstore_ps(p + h * kPer, m, part);
-      } else {
-        const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
-        const __m256i at = _mm256_add_epi64(lane, _mm256_set1_epi64x(h * kPer));
-        const __m256i m = _mm256_and_si256(_mm256_cmpgt_epi64(at, _mm256_set1_epi64x(lo - 1)),
-                                           _mm256_cmpgt_epi64(_mm256_set1_epi64x(hi), at));
-        __m256d part;
-        std::memcpy(&part, reinterpret_cast<const char*>(&v) + h * 32, 32);
-        _mm256_maskstore_pd(p + h * kPer, m, part);
-      }
+    // AVX's masked store of 32-bit lanes, a 32-byte register at a time (an fp64 lane is two of
+    // them); not a loop, which GCC turns into a call to memcpy whose caller-saved registers push
+    // the kernel loop's vectors to the stack.
+    constexpr int kPer = static_cast<int>(sizeof(T)) / 4;  // 32-bit lanes a T
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    static_for<0, kBytes / 32>([&](auto h) SEISFD_UNROLLED {
+      const __m256i at = _mm256_add_epi32(lane, _mm256_set1_epi32(h * 8));
+      const __m256i m = _mm256_and_si256(_mm256_cmpgt_epi32(at, _mm256_set1_epi32(lo * kPer - 1)),
+                                         _mm256_cmpgt_epi32(_mm256_set1_epi32(hi * kPer), at));
+      __m256 part;
+      std::memcpy(&part, reinterpret_cast<const char*>(&v) + h * 32, 32);
+      _mm256_maskstore_ps(reinterpret_cast<float*>(p) + h * 8, m, part);
     });
 #else
     for (int l = lo; l < hi; ++l) p[l] = v[l];

@@ -286,8 +286,7 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
     const TtiWeights<T, R> w(weights, s);
     const TtiVecWeights<T, R> vw(w);
     const int xa = s.begin[2], xb = s.end[2];
-    // The scratch rows: from x0 >= xa - W to the last vector's end < xb + W.
-    const int stride = (xb - xa + 3 * Simd<T>::kLanes) / Simd<T>::kLanes * Simd<T>::kLanes;
+    const int stride = scratch_stride<T>(xa, xb);
     const int b_off = damping.b_offset();
     for_yz_blocks(
         s,

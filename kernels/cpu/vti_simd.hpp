@@ -130,12 +130,10 @@ SEISFD_CPU_INLINE void vti_rows(const VtiVecWeights<T, R>& w, const VtiArgs<T>& 
 template <class T, int R, bool kAdj>
 void vti_simd_impl(const StepSpec& s, RowDamping<T>& damping, const VtiVecWeights<T, R>& w,
                    const VtiArgs<T>& a) {
-  using S = Simd<T>;
   const int xa = s.begin[2], xb = s.end[2];
   const int b_off = damping.b_offset();
   const Layout& l = s.layout;
-  // The scratch rows: from x0 >= xa - W to the last vector's end < xb + W.
-  const int stride = (xb - xa + 3 * S::kLanes) / S::kLanes * S::kLanes;
+  const int stride = scratch_stride<T>(xa, xb);
   for_y_blocks(
       s,
       [&](int y0, int y1) {

@@ -267,8 +267,16 @@ int vector_offset(const T* p) {
   return static_cast<int>(reinterpret_cast<uintptr_t>(p) % Simd<T>::kBytes / sizeof(T));
 }
 
-// Scratch rows of a sweeping kernel: `rows` rows of `stride` elements (a multiple of the vector)
-// in v, grown as needed; the first row's start, aligned to a vector.
+// Elements a scratch row of a sweeping kernel needs for cells [xa, xb): from x0 >= xa - W (xa
+// rounded down to the fields' vector) to the last vector's end < xb + W, a multiple of the vector.
+template <class T>
+int scratch_stride(int xa, int xb) {
+  constexpr int W = Simd<T>::kLanes;
+  return (xb - xa + 3 * W) / W * W;
+}
+
+// Scratch rows of a sweeping kernel: `rows` rows of `stride` elements (scratch_stride) in v,
+// grown as needed; the first row's start, aligned to a vector.
 template <class T>
 T* scratch_rows(std::vector<T>& v, int rows, int stride) {
   constexpr int W = Simd<T>::kLanes;
