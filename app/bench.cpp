@@ -82,17 +82,28 @@ void print_imaging(const std::vector<Row>& rows) {
       "\nimaging at every adjoint step (docs/migration.md §3), ms/step and the cost over the "
       "adjoint step alone;\nat an imaging interval of k steps the cost per backward step is "
       "1/k of it\n");
-  std::printf("%5s %5s %-8s %-16s %9s %16s %16s %16s\n", "size", "order", "physics", "technique",
+  std::printf("%5s %5s %-10s %-16s %9s %16s %16s %16s\n", "size", "order", "physics", "technique",
               "adjoint", "fused cc", "fused cc+il+zl", "separate cc");
   for (const Row& r : rows) {
     if (r.status != "ok" || !std::isfinite(r.imaging.adjoint_ms)) continue;
     const auto& t = r.imaging;
-    std::printf("%5d %5d %-8s %-16s %9.4f %8.4f (%+4.0f%%) %8.4f (%+4.0f%%) %8.4f (%+4.0f%%)\n",
+    std::printf("%5d %5d %-10s %-16s %9.4f %8.4f (%+4.0f%%) %8.4f (%+4.0f%%) %8.4f (%+4.0f%%)\n",
                 r.size, r.order, r.physics.c_str(), r.technique.c_str(), t.adjoint_ms,
                 t.fused_cross_ms, 100 * extra(t.fused_cross_ms, t.adjoint_ms), t.fused_all_ms,
                 100 * extra(t.fused_all_ms, t.adjoint_ms), t.separate_cross_ms,
                 100 * extra(t.separate_cross_ms, t.adjoint_ms));
   }
+}
+
+// The spec of a row's physics: TTI with --tti-operator.
+StepSpec with_operator(StepSpec s, Physics physics, const BenchArgs& a) {
+  if (physics == Physics::kTti && a.tti_operator == "nested") s.tti_operator = TtiOperator::kNested;
+  return s;
+}
+
+std::string physics_label(Physics physics, const BenchArgs& a) {
+  const StepSpec s = with_operator(StepSpec{}, physics, a);
+  return s.tti_operator == TtiOperator::kNested ? "tti/nested" : to_string(physics);
 }
 
 void print_table(const std::vector<Row>& rows, const bench::DeviceSummary& d) {
@@ -104,16 +115,16 @@ void print_table(const std::vector<Row>& rows, const bench::DeviceSummary& d) {
   else
     std::printf("\nseisfd bench on %s; Gcells/s over the whole computational grid\n",
                 d.name.c_str());
-  std::printf("%5s %5s %-8s %-16s %11s %9s %9s %8s %9s %8s %9s %9s\n", "size", "order", "physics",
+  std::printf("%5s %5s %-10s %-16s %11s %9s %9s %8s %9s %8s %9s %9s\n", "size", "order", "physics",
               "technique", "cells", "ms/step", "Gcells/s", "GB/s", "ceil Gc/s", "fraction",
               "copy GB/s", "verify");
   for (const Row& r : rows) {
     if (r.status != "ok") {
-      std::printf("%5d %5d %-8s %-16s %11lld  %s\n", r.size, r.order, r.physics.c_str(),
+      std::printf("%5d %5d %-10s %-16s %11lld  %s\n", r.size, r.order, r.physics.c_str(),
                   r.technique.c_str(), r.cells, r.status.c_str());
       continue;
     }
-    std::printf("%5d %5d %-8s %-16s %11lld %9.4f %9.2f %8.0f %9.2f %8.3f %9.0f %9.1e\n", r.size,
+    std::printf("%5d %5d %-10s %-16s %11lld %9.4f %9.2f %8.0f %9.2f %8.3f %9.0f %9.1e\n", r.size,
                 r.order, r.physics.c_str(), r.technique.c_str(), r.cells, r.ms_per_step, r.gcells,
                 r.gbps, r.ceiling_gcells, r.fraction, r.copy_gbps, r.verify_err);
   }
@@ -128,10 +139,12 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
   for (const auto& p : a.physics) what += "-" + p;
   if (a.fields == "zero") what += "-zero";
   if (a.imaging) what += "-imaging";
+  if (a.tti_operator != "narrow") what += "-" + a.tti_operator;
   const fs::path base = fs::path(a.out) / (stamp + "_" + slug(d.name) + "_" + what);
   std::ofstream csv(base.string() + ".csv");
   csv << "# seisfd bench, " << d.name << ", cc " << d.compute_capability << ", steps " << a.steps
       << ", repeats " << a.repeats << " (median), sponge " << a.sponge << ", fields " << a.fields
+      << ", tti_operator " << a.tti_operator
       << "; Gcells/s = computational cells x steps / s; GB/s = minimal bytes per cell (acoustic "
          "16, vti 36, tti 44) x Gcells/s; fraction = Gcells/s / streaming ceiling of the "
          "physics' access pattern measured in the same run\n";
@@ -147,6 +160,7 @@ void write_files(const std::vector<Row>& rows, const bench::DeviceSummary& d, co
                    {"warmup", a.warmup},
                    {"sponge", a.sponge},
                    {"fields", a.fields},
+                   {"tti_operator", a.tti_operator},
                    {"bytes_per_cell",
                     {{"acoustic", traits(Physics::kAcoustic).min_bytes_per_cell},
                      {"vti", traits(Physics::kVti).min_bytes_per_cell},
@@ -224,11 +238,12 @@ int cmd_bench_cpu(const BenchArgs& a) {
       for (int order : a.orders)
         for (const std::string& physics_name : a.physics) {
           const Physics physics = *parse_physics(physics_name);
-          const StepSpec spec = bench::make_cube_spec(n, a.sponge, order / 2);
+          const StepSpec spec =
+              with_operator(bench::make_cube_spec(n, a.sponge, order / 2), physics, a);
           Row base;
           base.size = n;
           base.order = order;
-          base.physics = physics_name;
+          base.physics = physics_label(physics, a);
           base.cells = spec.layout.cells();
           const double bytes = traits(physics).min_bytes_per_cell;
           bool have = false;
@@ -248,7 +263,8 @@ int cmd_bench_cpu(const BenchArgs& a) {
             Row r = base;
             r.variant = v->name;
             r.technique = v->technique_name;
-            const StepSpec vs = bench::make_cube_spec(a.verify_size, 5, order / 2, 10.0);
+            const StepSpec vs =
+                with_operator(bench::make_cube_spec(a.verify_size, 5, order / 2, 10.0), physics, a);
             const bench::VerifyResult ver =
                 bench::verify_cpu_variant(*v, vs, 10 * kVerifySteps, 7, kVerifyTol);
             r.verify_err = ver.rel_l2;
@@ -331,6 +347,10 @@ CLI::App* add_bench_command(CLI::App& app, BenchArgs& a) {
               "Instead of kernels: the copy bandwidth of each visible GPU and between each pair "
               "(one way and both ways at once, and whether they reach each other directly)");
   b->add_flag("--no-files", a.no_files, "Print the table only");
+  b->add_option("--tti-operator", a.tti_operator,
+                "physics.tti_operator of the TTI rows: narrow (the default) or nested (half the "
+                "order in nested first derivatives; orders 4, 8, 12, 16; rows say tti/nested)")
+      ->check(CLI::IsMember({"narrow", "nested"}));
   b->add_option("--model-precision", a.model_precisions,
                 "Medium storage of the VTI/TTI variants that read it compactly, comma-separated "
                 "(fp32, fp16, bf16, fixed16): rows <variant>@<precision>, against the fp32 "
@@ -389,10 +409,11 @@ int cmd_bench(const BenchArgs& a) {
     for (int n : a.sizes) {
       for (int order : a.orders) {
         const int R = order / 2;
-        const StepSpec spec = bench::make_cube_spec(n, a.sponge, R);
-        const long long cells = spec.layout.cells();
+        const StepSpec cube = bench::make_cube_spec(n, a.sponge, R);
+        const long long cells = cube.layout.cells();
         for (const std::string& physics_name : a.physics) {
           const Physics physics = *parse_physics(physics_name);
+          const StepSpec spec = with_operator(cube, physics, a);
           if (std::none_of(sel.begin(), sel.end(), [&](const KernelVariant* v) {
                 return v->physics == physics && v->order == order;
               }))
@@ -403,7 +424,7 @@ int cmd_bench(const BenchArgs& a) {
           Row base;
           base.size = n;
           base.order = order;
-          base.physics = physics_name;
+          base.physics = physics_label(physics, a);
           base.cells = cells;
           if (need > free_now) {
             base.variant = base.technique = "(all)";
@@ -435,9 +456,16 @@ int cmd_bench(const BenchArgs& a) {
               rows.push_back(r);
               continue;
             }
+            const std::string why = v->can_implement(spec, dev.compute_capability);
+            if (!why.empty()) {
+              r.status = "refused: " + why;
+              rows.push_back(r);
+              continue;
+            }
             auto it = verified.find(r.variant);
             if (it == verified.end()) {
-              const StepSpec vs = bench::make_cube_spec(a.verify_size, 5, R, 10.0);
+              const StepSpec vs =
+                  with_operator(bench::make_cube_spec(a.verify_size, 5, R, 10.0), physics, a);
               it = verified
                        .emplace(r.variant,
                                 bench::verify_variant(*v, vs, kVerifySteps, 7, kVerifyTol, model))
@@ -449,12 +477,6 @@ int cmd_bench(const BenchArgs& a) {
               any_failed = true;
               rows.push_back(r);
               std::fprintf(stderr, "seisfd bench: %s: %s\n", v->name.c_str(), r.status.c_str());
-              continue;
-            }
-            const std::string why = v->can_implement(spec, dev.compute_capability);
-            if (!why.empty()) {
-              r.status = "refused: " + why;
-              rows.push_back(r);
               continue;
             }
             const bench::Timing t = bench::time_variant(*v, spec, a.steps, a.repeats, a.warmup,

@@ -29,6 +29,8 @@ struct BenchArgs {
   // kernel.model_precision values: each VTI/TTI variant that reads a compact medium is also timed
   // (and verified) with its medium in each of these, as <variant>@<precision> rows.
   std::vector<std::string> model_precisions{"fp32"};
+  // physics.tti_operator of the TTI rows (narrow or nested; nested rows say "tti/nested").
+  std::string tti_operator = "narrow";
 };
 
 // Results files are named <stamp>_<slug of the device>_<what>.<ext> (bench/results).

@@ -30,6 +30,19 @@ struct CpmlSpec {
   int start = 0;  // undamped layer cells before the profile (0 in runs; tests/test_cpml_tti.cpp)
 };
 
+// How TTI's rotated operator H_z = sum_ij d_i (n_i n_j d_j) is discretized (docs/physics.md §4;
+// kernels/reference/anisotropic.hpp writes both out):
+//   kNarrow  the diagonal terms as narrow second derivatives and the cross terms as nested first
+//            derivatives, all of the run's order: exact VTI at theta = 0 (the default);
+//   kNested  every term as nested first derivatives of half the run's order (radius / 2 pairs
+//            each, so the pair reaches as far as the Laplacian): about a third of the arithmetic,
+//            the discretization of Devito's centred TTI kernel; orders 4, 8, 12 and 16.
+enum class TtiOperator { kNarrow, kNested };
+
+inline const char* to_string(TtiOperator o) {
+  return o == TtiOperator::kNested ? "nested" : "narrow";
+}
+
 struct StepSpec {
   Layout layout;
   int radius = 4;            // order / 2
@@ -40,7 +53,10 @@ struct StepSpec {
   CpmlSpec cpml;              // CPML on the same layers when d0 > 0 (then damp = 0)
   bool free_surface = false;  // pressure release at z index `surface`, mirrored above
   int surface = 0;
+  TtiOperator tti_operator = TtiOperator::kNarrow;  // read by TTI updates only
 
+  // Pairs of the first-derivative stencils of TTI's cross terms.
+  int cross_radius() const { return tti_operator == TtiOperator::kNested ? radius / 2 : radius; }
   bool sponge_on() const { return sponge.damp[0] > 0 || sponge.damp[1] > 0 || sponge.damp[2] > 0; }
   bool cpml_on() const { return cpml.d0[0] > 0 || cpml.d0[1] > 0 || cpml.d0[2] > 0; }
   long long updated_cells() const {

@@ -46,7 +46,8 @@ EngineChoice make_engine(const RunPlan& plan, Backend requested, bool graphs,
   } else {
     out.device = "cpu (" + std::to_string(omp_get_max_threads()) + " OpenMP threads)";
     try {
-      cpu::resolve_cpu_variant(c.kernel.variant, medium.physics, 2 * plan.spec.radius);
+      cpu::resolve_cpu_variant(c.kernel.variant, medium.physics, 2 * plan.spec.radius,
+                               plan.spec.tti_operator);
     } catch (const std::invalid_argument& e) {
       throw ConfigError("kernel.variant", e.what(), c.source_path);
     }

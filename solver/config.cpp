@@ -319,6 +319,8 @@ std::string config_to_toml(const RunConfig& c) {
 
   o << "\n[physics]\nequation = " << name(c.physics.equation) << "\norder = " << c.physics.order
     << "\n";
+  if (c.physics.equation == Physics::kTti)
+    o << "tti_operator = " << name(c.physics.tti_operator) << "\n";
 
   o << "\n[time]\nduration = " << toml_float(c.time.duration) << "\n";
   if (c.time.dt) {
@@ -449,6 +451,8 @@ std::string config_to_json(const RunConfig& c) {
       j["model"][key] = {{"path", a->path}, {"dataset", a->dataset}};
   }
   j["physics"] = {{"equation", to_string(c.physics.equation)}, {"order", c.physics.order}};
+  if (c.physics.equation == Physics::kTti)
+    j["physics"]["tti_operator"] = to_string(c.physics.tti_operator);
   j["time"] = {{"duration", c.time.duration}, {"dt", opt(c.time.dt)}, {"courant", c.time.courant}};
   j["source"] = Json::object();
   if (!c.shots.present) j["source"]["position"] = s.position;

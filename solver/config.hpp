@@ -13,6 +13,7 @@
 #include "kernels/compression.hpp"
 #include "kernels/model_precision.hpp"
 #include "kernels/physics.hpp"
+#include "kernels/step_spec.hpp"
 
 namespace seisfd {
 
@@ -77,6 +78,8 @@ struct ModelConfig {
 struct PhysicsConfig {
   Physics equation = Physics::kAcoustic;  // physics.equation
   int order = 8;                          // even, 2..16
+  // physics.tti_operator (TTI only): how H_z is discretized (kernels/step_spec.hpp).
+  TtiOperator tti_operator = TtiOperator::kNarrow;
 };
 
 struct TimeConfig {

@@ -193,13 +193,22 @@ ModelConfig read_model(const Section& s, const GridConfig& grid) {
 }
 
 PhysicsConfig read_physics(const Section& s) {
-  s.check_known({"equation", "order"});
+  s.check_known({"equation", "order", "tti_operator"});
   PhysicsConfig p;
   p.equation = s.get_enum("equation", {Physics::kAcoustic, Physics::kVti, Physics::kTti})
                    .value_or(p.equation);
   p.order = s.get_int("order", INT_MIN).value_or(p.order);
   if (p.order < 2 || p.order > 16 || p.order % 2 != 0)
     s.fail("order", "must be an even integer from 2 to 16 (got " + std::to_string(p.order) + ")");
+  if (p.equation != Physics::kTti)
+    s.reject("tti_operator", not_used("physics.equation", to_string(p.equation)));
+  p.tti_operator = s.get_enum("tti_operator", {TtiOperator::kNarrow, TtiOperator::kNested})
+                       .value_or(p.tti_operator);
+  if (p.tti_operator == TtiOperator::kNested && p.order % 4 != 0)
+    s.fail("tti_operator",
+           "\"nested\" needs physics.order 4, 8, 12 or 16 (its first "
+           "derivatives are of half the order; got " +
+               std::to_string(p.order) + ")");
   return p;
 }
 

@@ -62,7 +62,7 @@ void check_variant(const RunConfig& c) {
   const std::string shown = v.size() > 60 ? v.substr(0, 57) + "..." : v;
   if (cpu_backend(c)) {
     try {
-      cpu::resolve_cpu_variant(v, c.physics.equation, c.physics.order);
+      cpu::resolve_cpu_variant(v, c.physics.equation, c.physics.order, c.physics.tti_operator);
     } catch (const std::invalid_argument& e) {
       std::string what = e.what();
       if (what.size() > 200) what = what.substr(0, 197) + "...";
@@ -341,6 +341,7 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
   const double vmax_h =
       aniso ? p.model.vmax * std::sqrt(1.0 + 2.0 * std::max(0.0f, p.model.eps_max)) : 0.0;
   p.spec = make_step_spec(g, c.boundary, p.model.vmax, p.dt, p.f_peak, vmax_h);
+  p.spec.tti_operator = c.physics.tti_operator;
 
   // Snapshots: whole physical domain or a box, decimated.
   const SnapshotConfig& sc = c.output.snapshots;
@@ -469,7 +470,11 @@ std::string describe_plan(const RunPlan& p) {
   os << (b.free_surface ? "; free surface on top" : "") << "\n";
   os << "model       " << to_string(c.model.type) << ", v " << p.model.vmin << " .. "
      << p.model.vmax << " m/s\n";
-  os << "physics     " << to_string(c.physics.equation) << ", order " << c.physics.order << "\n";
+  os << "physics     " << to_string(c.physics.equation) << ", order " << c.physics.order
+     << (c.physics.equation == Physics::kTti
+             ? std::string(", operator ") + to_string(c.physics.tti_operator)
+             : std::string())
+     << "\n";
   if (c.physics.equation != Physics::kAcoustic) {
     const auto range = [](const ValueRange& r, double scale) {
       return fmt(r.lo * scale, 4) + " .. " + fmt(r.hi * scale, 4);

@@ -121,6 +121,34 @@ TEST_P(GpuAniso, MatchesCpuReferenceAfter500Steps) {
 INSTANTIATE_TEST_SUITE_P(Registry, GpuAniso, ::testing::ValuesIn(aniso_variant_names()),
                          test::VariantTestName());
 
+// TTI's nested operator (physics.tti_operator = "nested"): tti/oN/naive against the CPU
+// reference (fp64) after 500 steps of the shared problem at orders 4, 8, 12 and 16; "auto" picks
+// it, and the z-marching variants refuse the operator by name.
+TEST(GpuAnisoNested, NaiveMatchesCpuReferenceAndOthersRefuse) {
+  SEISFD_REQUIRE_DEVICE_OR_SKIP();
+  for (int order : {4, 8, 12, 16}) {
+    AnisoShot s = aniso_shot(Physics::kTti, order);
+    s.p.spec.tti_operator = TtiOperator::kNested;
+    const std::string name = "tti/o" + std::to_string(order) + "/naive";
+    reference::CpuEngine<double> cpu_engine(s.p.spec, s.m, s.p.dt);
+    auto gpu_engine = make_cuda_engine(s.p.spec, s.m, s.p.dt, test::variant(name));
+    Propagation cpu(cpu_engine), gpu(*gpu_engine);
+    const auto ref = test::forward(cpu, s.S, s.w, s.R, s.nt);
+    const auto got = test::forward(gpu, s.S, s.w, s.R, s.nt);
+    const double err = test::rel_l2(got, ref);
+    std::printf("[gpu-aniso] %-18s nested, 500 steps, traces relative L2 vs cpu fp64 %.2e\n",
+                name.c_str(), err);
+    EXPECT_LE(err, tol::kCpuGpuL2);
+    const std::vector<const KernelVariant*> ok =
+        runnable_variants(Physics::kTti, order, s.p.spec, 90);
+    ASSERT_EQ(ok.size(), 1u);
+    EXPECT_EQ(ok[0]->name, name);
+    for (const auto& v : kernel_registry())
+      if (v.physics == Physics::kTti && v.order == order && v.technique != "naive")
+        EXPECT_NE(v.can_implement(s.p.spec, 90).find("nested"), std::string::npos) << v.name;
+  }
+}
+
 // Diagnostics queued by the time loop (read back behind events, kernels/cuda/diag_queue.hpp)
 // equal those a second engine computes and waits for at the same fields; a NaN velocity stops
 // the loop at the first check, naming the step.
@@ -313,6 +341,7 @@ struct GpuDotCase {
   // Compact: the forward launch reads the codes, the transposed one the fp32 copy of the same
   // values (kernels/model_precision.hpp); the CPU engine runs the same rounded model.
   ModelPrecision model = ModelPrecision::kFp32;
+  TtiOperator op = TtiOperator::kNarrow;
 };
 
 class GpuAnisoAdjoint : public ::testing::TestWithParam<GpuDotCase> {};
@@ -322,7 +351,8 @@ TEST_P(GpuAnisoAdjoint, DotTestAndMatchesCpuAdjoint) {
   const GpuDotCase dc = GetParam();
   const BoundaryConfig b = dc.free_surface ? test::sponge(5, true) : test::no_boundary();
   std::mt19937 rng(17 + dc.order);
-  const auto [p, medium] = random_aniso(dc.kind, 22, 18, 16, b, dc.order, rng);
+  auto [p, medium] = random_aniso(dc.kind, 22, 18, 16, b, dc.order, rng);
+  p.spec.tti_operator = dc.op;
   Medium m = medium;
   m.precision = dc.model;
   const int nt = 150;
@@ -366,31 +396,35 @@ TEST_P(GpuAnisoAdjoint, DotTestAndMatchesCpuAdjoint) {
 
 INSTANTIATE_TEST_SUITE_P(
     Orders, GpuAnisoAdjoint,
-    ::testing::Values(GpuDotCase{Physics::kVti, 4, false}, GpuDotCase{Physics::kVti, 8, true},
-                      GpuDotCase{Physics::kVti, 16, false}, GpuDotCase{Physics::kTti, 4, true},
-                      GpuDotCase{Physics::kTti, 8, false}, GpuDotCase{Physics::kTti, 8, true},
-                      GpuDotCase{Physics::kTti, 16, true},
-                      GpuDotCase{Physics::kVti, 4, true, "smem_regqueue"},
-                      GpuDotCase{Physics::kVti, 8, true, "smem_regqueue"},
-                      GpuDotCase{Physics::kVti, 8, false, "smem_regqueue"},
-                      GpuDotCase{Physics::kVti, 16, true, "smem_regqueue"},
-                      GpuDotCase{Physics::kTti, 4, true, "smem_ring"},
-                      GpuDotCase{Physics::kTti, 8, true, "smem_ring"},
-                      GpuDotCase{Physics::kTti, 8, false, "smem_ring"},
-                      GpuDotCase{Physics::kTti, 16, true, "smem_ring"},
-                      GpuDotCase{Physics::kTti, 4, false, "smem_ring_y2"},
-                      GpuDotCase{Physics::kTti, 6, true, "smem_ring_y2"},
-                      GpuDotCase{Physics::kVti, 8, true, "smem_regqueue", ModelPrecision::kFp16},
-                      GpuDotCase{Physics::kVti, 4, false, "smem_regqueue",
-                                 ModelPrecision::kFixed16},
-                      GpuDotCase{Physics::kTti, 8, true, "smem_ring", ModelPrecision::kFp16},
-                      GpuDotCase{Physics::kTti, 16, false, "smem_ring", ModelPrecision::kFixed16},
-                      GpuDotCase{Physics::kTti, 4, true, "smem_ring", ModelPrecision::kBf16}),
+    ::testing::Values(
+        GpuDotCase{Physics::kVti, 4, false}, GpuDotCase{Physics::kVti, 8, true},
+        GpuDotCase{Physics::kVti, 16, false}, GpuDotCase{Physics::kTti, 4, true},
+        GpuDotCase{Physics::kTti, 8, false}, GpuDotCase{Physics::kTti, 8, true},
+        GpuDotCase{Physics::kTti, 16, true}, GpuDotCase{Physics::kVti, 4, true, "smem_regqueue"},
+        GpuDotCase{Physics::kVti, 8, true, "smem_regqueue"},
+        GpuDotCase{Physics::kVti, 8, false, "smem_regqueue"},
+        GpuDotCase{Physics::kVti, 16, true, "smem_regqueue"},
+        GpuDotCase{Physics::kTti, 4, true, "smem_ring"},
+        GpuDotCase{Physics::kTti, 8, true, "smem_ring"},
+        GpuDotCase{Physics::kTti, 8, false, "smem_ring"},
+        GpuDotCase{Physics::kTti, 16, true, "smem_ring"},
+        GpuDotCase{Physics::kTti, 4, false, "smem_ring_y2"},
+        GpuDotCase{Physics::kTti, 6, true, "smem_ring_y2"},
+        GpuDotCase{Physics::kVti, 8, true, "smem_regqueue", ModelPrecision::kFp16},
+        GpuDotCase{Physics::kVti, 4, false, "smem_regqueue", ModelPrecision::kFixed16},
+        GpuDotCase{Physics::kTti, 8, true, "smem_ring", ModelPrecision::kFp16},
+        GpuDotCase{Physics::kTti, 16, false, "smem_ring", ModelPrecision::kFixed16},
+        GpuDotCase{Physics::kTti, 4, true, "smem_ring", ModelPrecision::kBf16},
+        GpuDotCase{Physics::kTti, 4, false, "naive", ModelPrecision::kFp32, TtiOperator::kNested},
+        GpuDotCase{Physics::kTti, 8, true, "naive", ModelPrecision::kFp32, TtiOperator::kNested},
+        GpuDotCase{Physics::kTti, 16, true, "naive", ModelPrecision::kFp32, TtiOperator::kNested}),
     [](const auto& i) {
       return std::string(to_string(i.param.kind)) + "_o" + std::to_string(i.param.order) +
              (i.param.free_surface ? "_freesurf" : "_none") + "_" + i.param.technique +
-             (i.param.model == ModelPrecision::kFp32 ? ""
-                                                     : std::string("_") + to_string(i.param.model));
+             (i.param.model == ModelPrecision::kFp32
+                  ? ""
+                  : std::string("_") + to_string(i.param.model)) +
+             (i.param.op == TtiOperator::kNested ? "_nested" : "");
     });
 
 // The transposed launch of every fast anisotropic variant against the naive variant's on odd

@@ -37,11 +37,18 @@ const std::vector<CpuVariant>& cpu_variants() {
   return table;
 }
 
-const CpuVariant& resolve_cpu_variant(const std::string& requested, Physics physics, int order) {
+const CpuVariant& resolve_cpu_variant(const std::string& requested, Physics physics, int order,
+                                      TtiOperator tti_operator) {
   const std::string prefix = std::string(to_string(physics)) + "/o" + std::to_string(order) + "/";
+  const bool nested = physics == Physics::kTti && tti_operator == TtiOperator::kNested;
   for (const CpuVariant& v : cpu_variants()) {
     if (v.physics != physics || v.order != order) continue;
-    if (requested == "auto" || requested == v.name || requested == v.technique_name) return v;
+    if (requested != "auto" && requested != v.name && requested != v.technique_name) continue;
+    if (nested && v.technique == Technique::kBlocked)
+      throw std::invalid_argument("variant '" + v.name +
+                                  "' does not implement physics.tti_operator = \"nested\" (simd "
+                                  "and reference do)");
+    return v;
   }
   for (const CpuVariant& v : cpu_variants())
     if (requested == v.name || requested == v.technique_name)

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/physics.hpp"
+#include "kernels/step_spec.hpp"
 
 namespace seisfd::cpu {
 
@@ -32,7 +33,9 @@ const std::vector<CpuVariant>& cpu_variants();
 
 // kernel.variant on the CPU backend: "auto" (the fastest for this physics and order), a full
 // name ("acoustic/o8/blocked"), or a technique ("blocked", "reference"). Throws
-// std::invalid_argument naming the variant and why it does not fit.
-const CpuVariant& resolve_cpu_variant(const std::string& requested, Physics physics, int order);
+// std::invalid_argument naming the variant and why it does not fit. The nested TTI operator
+// (StepSpec::tti_operator) is implemented by simd and reference only.
+const CpuVariant& resolve_cpu_variant(const std::string& requested, Physics physics, int order,
+                                      TtiOperator tti_operator = TtiOperator::kNarrow);
 
 }  // namespace seisfd::cpu

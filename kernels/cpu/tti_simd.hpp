@@ -15,12 +15,16 @@
 //      H_0 X = lap X - H_z X, the forward or adjoint forces and the leapfrog of p and q, damping
 //      as A (2 cur - B prev + C f) with zmarch.hpp's row tables; in sweeps along the row through
 //      scratch rows in L1, each sweep with few row pointers live (as acoustic_regqueue.hpp).
+// The nested operator (StepSpec::tti_operator, reference/anisotropic.hpp): pass 1 writes g_a =
+// n_a (n . D1 f) with D1 of R/2 pairs, for the cells within R/2 of the updated region (every read
+// inside the array); pass 2 has no narrow terms, only the Laplacian of X and the cross terms.
 // FMA contraction is on (cpu_kernels.hpp): the result differs from the reference by rounding.
 // pn, qn may alias the previous levels they overwrite.
 #pragma once
 #include <chrono>
 #include <cstdint>
-
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "kernels/cpu/acoustic_blocked.hpp"
@@ -88,8 +92,9 @@ class CrossRing {
   int64_t sy_ = 0;
 };
 
-// Pass 1 over row `row` of the layout (all x): the intermediates of field f into out[a][x].
-template <class T, int R, CrossNeeds kNeed>
+// Pass 1 over row `row` of the layout (all x): the intermediates of field f into out[a][x]; RC
+// pairs in D1 (R narrow, R/2 nested).
+template <class T, int R, int RC, bool kNested, CrossNeeds kNeed>
 SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a, const T* f,
                                  T* const out[3], int64_t row, int nx) {
   using S = Simd<T>;
@@ -102,10 +107,24 @@ SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a,
     // What the next rows of this plane read first (the plane is new to the cache: pass 1
     // reaches it before pass 2 does).
     const int64_t ahead = row + x + kTtiPrefetchRows * sy;
-    __builtin_prefetch(f + ahead + R * sy);
-    if constexpr (kNeed != kCrossZ) __builtin_prefetch(f + ahead + R * sz);
+    __builtin_prefetch(f + ahead + RC * sy);
+    if constexpr (kNested || kNeed != kCrossZ) __builtin_prefetch(f + ahead + RC * sz);
     for (const T* p : {a.n[0], a.n[1], a.n[2]}) __builtin_prefetch(p + ahead);
     V t0{}, t1{}, t2{};
+    if constexpr (kNested) {
+      static_for<1, RC + 1>([&](auto k) SEISFD_UNROLLED {
+        t0 += w.w1[0][k] * (S::load(fr + x + k * sz) - S::load(fr + x - k * sz));
+        t1 += w.w1[1][k] * (S::load(fr + x + k * sy) - S::load(fr + x - k * sy));
+        t2 += w.w1[2][k] * (S::load(fr + x + k) - S::load(fr + x - k));
+      });
+      const int64_t i = row + x;
+      const V nz = S::load(a.n[0] + i), ny = S::load(a.n[1] + i), nxv = S::load(a.n[2] + i);
+      const V along = nz * t0 + ny * t1 + nxv * t2;
+      S::store_range(out[0] + x, nz * along, x, 0, nx);
+      S::store_range(out[1] + x, ny * along, x, 0, nx);
+      S::store_range(out[2] + x, nxv * along, x, 0, nx);
+      continue;
+    }
     static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
       if constexpr (kNeed != kCrossZ)
         t0 += w.w1[0][k] * (S::load(fr + x + k * sz) - S::load(fr + x - k * sz));
@@ -131,10 +150,10 @@ SEISFD_CPU_INLINE void cross_row(const TtiWeights<T, R>& w, const TtiArgs<T>& a,
   }
 }
 
-// Pass 1 for plane z of the ring: rows [y_lo, y_hi) of the layout (the block and R either side,
+// Pass 1 for plane z of the ring: rows [y_lo, y_hi) of the layout (the block and RC either side,
 // clipped), each with what pass 2 reads of it; above a free surface the mirror of the plane
 // below it (g_z even: the only one read there, pass 2 updating below the surface only).
-template <class T, int R>
+template <class T, int R, int RC, bool kNested>
 void cross_plane(const StepSpec& s, const TtiWeights<T, R>& w, const TtiArgs<T>& a,
                  CrossRing<T>& ring, int z, int y_lo, int y_hi) {
   const Layout& l = s.layout;
@@ -153,12 +172,14 @@ void cross_plane(const StepSpec& s, const TtiWeights<T, R>& w, const TtiArgs<T>&
     for (int f = 0; f < 2; ++f) {
       const T* src = f == 0 ? a.X : a.Y;
       T* const out[3] = {ring.row(f, 0, z, y), ring.row(f, 1, z, y), ring.row(f, 2, z, y)};
-      if (zh)
-        cross_row<T, R, kCrossZ>(w, a, src, out, row, l.nx);
+      if (kNested)  // every g from every t (in the array: R - RC >= RC)
+        cross_row<T, R, RC, true, kCrossAll>(w, a, src, out, row, l.nx);
+      else if (zh)
+        cross_row<T, R, RC, false, kCrossZ>(w, a, src, out, row, l.nx);
       else if (yh)
-        cross_row<T, R, kCrossY>(w, a, src, out, row, l.nx);
+        cross_row<T, R, RC, false, kCrossY>(w, a, src, out, row, l.nx);
       else
-        cross_row<T, R, kCrossAll>(w, a, src, out, row, l.nx);
+        cross_row<T, R, RC, false, kCrossAll>(w, a, src, out, row, l.nx);
     }
   }
 }
@@ -189,8 +210,9 @@ struct TtiVecWeights {
 // x - x0 with x0 = xa rounded down to the fields' vector), each sweep with few row pointers live:
 // the narrow terms of each axis (a, X, Y read along it), the cross terms of X and of Y (the ring's
 // g_z planes, g_y rows, g_x row), then the forces and the leapfrog (zmarch.hpp). g: the ring; ab:
-// the row's damping tables (A, B at + b_off).
-template <class T, int R, bool kAdj>
+// the row's damping tables (A, B at + b_off). Nested (kNested): the first sweeps give lap X only,
+// and the cross terms (RC pairs) are all of H_z.
+template <class T, int R, int RC, bool kNested, bool kAdj>
 SEISFD_CPU_INLINE void update_row(const TtiVecWeights<T, R>& w, const TtiArgs<T>& a,
                                   CrossRing<T>& g, int z, int y, int64_t row, int xa, int xb,
                                   const T* ab, int b_off, T* const* acc) {
@@ -210,6 +232,18 @@ SEISFD_CPU_INLINE void update_row(const TtiVecWeights<T, R>& w, const TtiArgs<T>
     const T* const fx = a.X + row;
     const T* const fy = a.Y + row;
     for (int x = x0; x < xb; x += W) {
+      if constexpr (kNested) {
+        const V xc = S::load(fx + x);
+        V l{};
+        static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
+          l += w.cl[ax][k] * (S::load(fx + x + k * st) + S::load(fx + x - k * st));
+        });
+        if constexpr (ax == 0)
+          S::store(lp + x, w.c0 * xc + l);
+        else
+          S::store(lp + x, S::load(lp + x) + l);
+        continue;
+      }
       if constexpr (ax == 0) __builtin_prefetch(a.a[0] + ahead + R * a.st[0] + x);
       if constexpr (ax == 1) __builtin_prefetch(a.a[1] + ahead + R * a.st[1] + x);
       if constexpr (ax == 2) __builtin_prefetch(a.a[2] + ahead + x);
@@ -238,20 +272,21 @@ SEISFD_CPU_INLINE void update_row(const TtiVecWeights<T, R>& w, const TtiArgs<T>
   // 2. The cross terms D1_a g_a of X, completing H_z X, of which H_0 X = lap X - H_z X goes to the
   // third row; of Y, completing H_z Y.
   static_for<0, 2>([&](auto f) SEISFD_UNROLLED {
-    const T* gz[2 * R + 1];
-    for (int k = -R; k <= R; ++k) gz[R + k] = g.row(f, 0, z + k, y);
+    const T* gz[2 * RC + 1];
+    for (int k = -RC; k <= RC; ++k) gz[RC + k] = g.row(f, 0, z + k, y);
     const T* const gy = g.row(f, 1, z, y);
     const T* const gx = g.row(f, 2, z, y);
     const int64_t sy = a.st[1];
     T* const h = f == 0 ? hx : hy;
     for (int x = x0; x < xb; x += W) {
       V dz{}, dy{}, dx{};
-      static_for<1, R + 1>([&](auto k) SEISFD_UNROLLED {
-        dz += w.w1[0][k] * (S::load(gz[R + k] + x) - S::load(gz[R - k] + x));
+      static_for<1, RC + 1>([&](auto k) SEISFD_UNROLLED {
+        dz += w.w1[0][k] * (S::load(gz[RC + k] + x) - S::load(gz[RC - k] + x));
         dy += w.w1[1][k] * (S::load(gy + x + k * sy) - S::load(gy + x - k * sy));
         dx += w.w1[2][k] * (S::load(gx + x + k) - S::load(gx + x - k));
       });
-      const V hzf = S::load(h + x) + (dz + (dy + dx));
+      V hzf = dz + (dy + dx);
+      if constexpr (!kNested) hzf = S::load(h + x) + hzf;
       if constexpr (f == 0)
         S::store(lp + x, S::load(lp + x) - hzf);
       else
@@ -263,6 +298,53 @@ SEISFD_CPU_INLINE void update_row(const TtiVecWeights<T, R>& w, const TtiArgs<T>
                     a.qc + row, a.pn + row, a.qn + row};
   leapfrog_pq_row<T, kAdj, kTtiPrefetchRows>(acc[2], acc[1], pq, ab, ab + b_off, x0, xa, xb,
                                              a.st[1]);
+}
+
+// The y blocks of one update, each marched through z: pass 1 RR = RC planes (nested) or R planes
+// (narrow) ahead of pass 2, through the block's ring.
+template <class T, int R, int RC, bool kNested>
+void tti_simd_blocks(const StepSpec& s, RowDamping<T>& damping,
+                     const reference::AnisoWeights<T>& weights, const TtiArgs<T>& a, bool adjoint,
+                     int target) {
+  constexpr int RR = kNested ? RC : R;  // how far pass 2 reads the intermediates
+  const Layout& l = s.layout;
+  const TtiWeights<T, R> w(weights, s);
+  const TtiVecWeights<T, R> vw(w);
+  const int xa = s.begin[2], xb = s.end[2];
+  const int stride = scratch_stride<T>(xa, xb);
+  const int b_off = damping.b_offset();
+  for_yz_blocks(
+      s,
+      [&](int y0, int y1, int za, int ze) {
+        thread_local std::vector<T> buf;
+        thread_local CrossRing<T> ring;
+        thread_local std::vector<T> scratch;
+        buf.resize(damping.buffer_size());
+        T* const first = scratch_rows(scratch, 3, stride);
+        T* const acc[3] = {first, first + stride, first + 2 * stride};
+        const int y_lo = std::max(0, y0 - RR), y_hi = std::min(l.ny, y1 + RR);
+        ring.reset(2 * RR + 1, y0 - RR, y1 - y0 + 2 * RR, l.sy);
+        // The planes below the first updated one's leading plane, in increasing z (a plane above
+        // a free surface is the mirror of one below it, which comes first: fill those last).
+        for (int z = za - RR; z < za + RR; ++z)
+          if (!(s.free_surface && z < s.surface))
+            cross_plane<T, R, RC, kNested>(s, w, a, ring, z, y_lo, y_hi);
+        for (int z = za - RR; z < za + RR && s.free_surface; ++z)
+          if (z < s.surface) cross_plane<T, R, RC, kNested>(s, w, a, ring, z, y_lo, y_hi);
+        for (int z = za; z < ze; ++z) {
+          cross_plane<T, R, RC, kNested>(s, w, a, ring, z + RR, y_lo, y_hi);
+          for (int y = y0; y < y1; ++y) {
+            const T* ab = damping.row(z, y, buf.data());
+            if (adjoint)
+              update_row<T, R, RC, kNested, true>(vw, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab,
+                                                  b_off, acc);
+            else
+              update_row<T, R, RC, kNested, false>(vw, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab,
+                                                   b_off, acc);
+          }
+        }
+      },
+      target);
 }
 
 template <class T>
@@ -281,42 +363,19 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
   const int threads = omp_get_max_threads();
   const int target = tuner.pick(s, threads);
   const auto t0 = std::chrono::steady_clock::now();
+  const bool nested = s.tti_operator == TtiOperator::kNested;
+  if (nested && s.radius % 2 != 0)
+    throw std::invalid_argument("tti/o" + std::to_string(2 * s.radius) +
+                                "/simd: the nested TTI operator needs an order divisible by 4");
   with_radius(s.radius, [&](auto r) {
     constexpr int R = decltype(r)::value;
-    const TtiWeights<T, R> w(weights, s);
-    const TtiVecWeights<T, R> vw(w);
-    const int xa = s.begin[2], xb = s.end[2];
-    const int stride = scratch_stride<T>(xa, xb);
-    const int b_off = damping.b_offset();
-    for_yz_blocks(
-        s,
-        [&](int y0, int y1, int za, int ze) {
-          thread_local std::vector<T> buf;
-          thread_local CrossRing<T> ring;
-          thread_local std::vector<T> scratch;
-          buf.resize(damping.buffer_size());
-          T* const first = scratch_rows(scratch, 3, stride);
-          T* const acc[3] = {first, first + stride, first + 2 * stride};
-          const int y_lo = std::max(0, y0 - R), y_hi = std::min(l.ny, y1 + R);
-          ring.reset(2 * R + 1, y0 - R, y1 - y0 + 2 * R, l.sy);
-          // The planes below the first updated one's leading plane, in increasing z (a plane above
-          // a free surface is the mirror of one below it, which comes first: fill those last).
-          for (int z = za - R; z < za + R; ++z)
-            if (!(s.free_surface && z < s.surface)) cross_plane<T, R>(s, w, a, ring, z, y_lo, y_hi);
-          for (int z = za - R; z < za + R && s.free_surface; ++z)
-            if (z < s.surface) cross_plane<T, R>(s, w, a, ring, z, y_lo, y_hi);
-          for (int z = za; z < ze; ++z) {
-            cross_plane<T, R>(s, w, a, ring, z + R, y_lo, y_hi);
-            for (int y = y0; y < y1; ++y) {
-              const T* ab = damping.row(z, y, buf.data());
-              if (adjoint)
-                update_row<T, R, true>(vw, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off, acc);
-              else
-                update_row<T, R, false>(vw, a, ring, z, y, l.idx(z, y, 0), xa, xb, ab, b_off, acc);
-            }
-          }
-        },
-        target);
+    if constexpr (R % 2 == 0) {
+      if (nested) {
+        tti_simd_blocks<T, R, R / 2, true>(s, damping, weights, a, adjoint, target);
+        return;
+      }
+    }
+    tti_simd_blocks<T, R, R, false>(s, damping, weights, a, adjoint, target);
   });
   tuner.report(s, threads, target, seconds_since(t0));
 }

@@ -1,7 +1,8 @@
 // vti/oN/naive and tti/oN/naive: one thread per cell, every neighbour from global memory; the
 // correctness baseline and the throughput floor for the anisotropic physics. The arithmetic is
 // that of kernels/reference/anisotropic.hpp (the VTI fast path; TTI with the symmetric narrow
-// diagonal terms and the first-derivative cross terms through the g intermediates). This header:
+// diagonal terms and the first-derivative cross terms through the g intermediates, or the nested
+// operator: every term through g, first derivatives of half the order). This header:
 // what vti_naive.cu and tti_naive.cu share.
 // The transposed update of apply_adjoint (docs/physics.md §7): the stencils act on X = E p + D q
 // and Y = D p + q (launch_transposed_inputs: zero outside the updated region, mirrored above a
@@ -68,7 +69,7 @@ struct AnisoParams {
   bool free_surface;
   float c0;            // centre weight of the Laplacian
   float w2[3][R + 1];  // second-derivative weights / h^2 per axis (z, y, x)
-  float w1[3][R + 1];  // first-derivative weights / h
+  float w1[3][R + 1];  // first-derivative weights / h (s.cross_radius() pairs, zero beyond)
   SpongeParams sponge;
 
   static AnisoParams from(const StepSpec& s) {
@@ -77,7 +78,7 @@ struct AnisoParams {
     p.surface = s.surface;
     p.free_surface = s.free_surface;
     const auto a = second_derivative_weights(R);
-    const auto b = first_derivative_weights(R);
+    const auto b = first_derivative_weights(s.cross_radius());
     double centre = 0;
     for (int ax = 0; ax < 3; ++ax) {
       p.begin[ax] = s.begin[ax];
@@ -87,7 +88,7 @@ struct AnisoParams {
       p.w2[ax][0] = p.w1[ax][0] = 0.0f;
       for (int k = 1; k <= R; ++k) {
         p.w2[ax][k] = static_cast<float>(a[k] * inv_h2);
-        p.w1[ax][k] = static_cast<float>(b[k] / s.h[ax]);
+        p.w1[ax][k] = k <= s.cross_radius() ? static_cast<float>(b[k] / s.h[ax]) : 0.0f;
       }
     }
     p.c0 = static_cast<float>(centre);

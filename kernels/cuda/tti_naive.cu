@@ -1,7 +1,9 @@
 // tti/oN/naive (kernels/cuda/aniso_naive.cuh): a pass writing the cross-term intermediates g
-// of p and q (scratch), then one thread per cell for the update.
+// of p and q (scratch), then one thread per cell for the update. Both TTI operators
+// (StepSpec::tti_operator): kN = nested, RC = the first derivatives' pairs.
 #include <cuda_runtime.h>
 
+#include <string>
 #include <vector>
 
 #include "kernels/cuda/aniso_naive.cuh"
@@ -29,9 +31,9 @@ __device__ __forceinline__ float d1(const float* f, int64_t i, int at, int n, in
   return acc;
 }
 
-// Cross-term intermediates g_i = n_i sum_{j != i} n_j D1_j f of u and w (p and q forward, X and
-// Y transposed), on every cell.
-template <int R>
+// Cross-term intermediates g_i = n_i sum_{j != i} n_j D1_j f (nested: n_i (n . D1 f)) of u and
+// w (p and q forward, X and Y transposed), on every cell.
+template <int R, int RC, bool kN>
 __global__ void tti_cross_kernel(cuda::AnisoParams<R> p, AnisoFields f, const float* u,
                                  const float* w) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
@@ -43,9 +45,16 @@ __global__ void tti_cross_kernel(cuda::AnisoParams<R> p, AnisoFields f, const fl
   const float* src[2] = {u, w};
 #pragma unroll
   for (int s = 0; s < 2; ++s) {
-    const float tz = d1<R>(src[s], i, z, p.l.nz, p.l.sz, p.w1[0]);
-    const float ty = d1<R>(src[s], i, y, p.l.ny, p.l.sy, p.w1[1]);
-    const float tx = d1<R>(src[s], i, x, p.l.nx, 1, p.w1[2]);
+    const float tz = d1<RC>(src[s], i, z, p.l.nz, p.l.sz, p.w1[0]);
+    const float ty = d1<RC>(src[s], i, y, p.l.ny, p.l.sy, p.w1[1]);
+    const float tx = d1<RC>(src[s], i, x, p.l.nx, 1, p.w1[2]);
+    if constexpr (kN) {
+      const float along = nz * tz + ny * ty + nx * tx;
+      f.g[3 * s + 0][i] = nz * along;
+      f.g[3 * s + 1][i] = ny * along;
+      f.g[3 * s + 2][i] = nx * along;
+      continue;
+    }
     f.g[3 * s + 0][i] = nz * (ny * ty + nx * tx);
     f.g[3 * s + 1][i] = ny * (nz * tz + nx * tx);
     f.g[3 * s + 2][i] = nx * (nz * tz + ny * ty);
@@ -73,8 +82,9 @@ __global__ void tti_mirror_g_kernel(cuda::AnisoParams<R> p, AnisoFields f) {
   }
 }
 
-// H_z f at cell i: symmetric narrow diagonal terms d_a(n_a^2 d_a f) plus sum_a D1_a g_a.
-template <int R>
+// H_z f at cell i: symmetric narrow diagonal terms d_a(n_a^2 d_a f) (not nested) plus
+// sum_a D1_a g_a.
+template <int R, int RC, bool kN>
 __device__ __forceinline__ float tti_hz(const cuda::AnisoParams<R>& p, const AnisoFields& f,
                                         const float* u, float* const* g, int64_t i) {
   const int64_t st[3] = {p.l.sz, p.l.sy, 1};
@@ -82,17 +92,25 @@ __device__ __forceinline__ float tti_hz(const cuda::AnisoParams<R>& p, const Ani
   float acc = 0;
 #pragma unroll
   for (int ax = 0; ax < 3; ++ax) {
-    const float* n = f.n[ax];
-    const float ac = n[i] * n[i];
-    float diag = 0, cross = 0;
+    float cross = 0;
 #pragma unroll
-    for (int k = 1; k <= R; ++k) {
+    for (int k = 1; k <= RC; ++k) {
       const int64_t o = k * st[ax];
-      const float ap = n[i + o] * n[i + o], am = n[i - o] * n[i - o];
-      diag += p.w2[ax][k] * ((ac + ap) * (u[i + o] - uc) - (am + ac) * (uc - u[i - o]));
       cross += p.w1[ax][k] * (g[ax][i + o] - g[ax][i - o]);
     }
-    acc += 0.5f * diag + cross;
+    if constexpr (!kN) {
+      const float* n = f.n[ax];
+      const float ac = n[i] * n[i];
+      float diag = 0;
+#pragma unroll
+      for (int k = 1; k <= R; ++k) {
+        const int64_t o = k * st[ax];
+        const float ap = n[i + o] * n[i + o], am = n[i - o] * n[i - o];
+        diag += p.w2[ax][k] * ((ac + ap) * (u[i + o] - uc) - (am + ac) * (uc - u[i - o]));
+      }
+      cross += 0.5f * diag;
+    }
+    acc += cross;
   }
   return acc;
 }
@@ -101,7 +119,7 @@ __device__ __forceinline__ float tti_hz(const cuda::AnisoParams<R>& p, const Ani
 // fq = H_z Y. Forward: u = p_cur, w = q_cur with the coupling weights.
 // kImage (transposed only): the imaging epilogue of an adjoint imaging step
 // (kernels/cuda/imaging_fused.cuh).
-template <int R, bool kT, bool kImage = false>
+template <int R, int RC, bool kN, bool kT, bool kImage = false>
 __global__ void tti_update_kernel(cuda::AnisoParams<R> p, AnisoFields f, const float* u,
                                   const float* w, const FusedImaging im) {
   const int x = p.begin[2] + blockIdx.x * blockDim.x + threadIdx.x;
@@ -119,8 +137,8 @@ __global__ void tti_update_kernel(cuda::AnisoParams<R> p, AnisoFields f, const f
     lap += p.w2[1][k] * (u[i + k * p.l.sy] - 2.0f * uc + u[i - k * p.l.sy]);
     lap += p.w2[2][k] * (u[i + k] - 2.0f * uc + u[i - k]);
   }
-  const float hzp = tti_hz<R>(p, f, u, f.g, i);
-  const float hzq = tti_hz<R>(p, f, w, f.g + 3, i);
+  const float hzp = tti_hz<R, RC, kN>(p, f, u, f.g, i);
+  const float hzq = tti_hz<R, RC, kN>(p, f, w, f.g + 3, i);
   const float h0 = lap - hzp;
   const float v = f.vdt2[i];
   float fp = h0, fq = hzq;
@@ -136,14 +154,14 @@ __global__ void tti_update_kernel(cuda::AnisoParams<R> p, AnisoFields f, const f
   if constexpr (kImage) cuda::image_cell(im, i, v * fp, v * fq, pc);
 }
 
-template <int R, bool kT>
-void launch_tti(const StepSpec& s, const AnisoFields& f, const float* u, const float* w,
-                const FusedImaging& im, void* stream) {
+template <int R, int RC, bool kN, bool kT>
+void launch_tti_operator(const StepSpec& s, const AnisoFields& f, const float* u, const float* w,
+                         const FusedImaging& im, void* stream) {
   const auto p = cuda::AnisoParams<R>::from(s);
   const auto st = static_cast<cudaStream_t>(stream);
   const dim3 block(32, 4, 2);
   const dim3 all((s.layout.nx + 31) / 32, (s.layout.ny + 3) / 4, (s.layout.nz + 1) / 2);
-  tti_cross_kernel<R><<<all, block, 0, st>>>(p, f, u, w);
+  tti_cross_kernel<R, RC, kN><<<all, block, 0, st>>>(p, f, u, w);
   CUDA_CHECK_LAUNCH();
   if (s.free_surface) {
     const dim3 b2(32, 8);
@@ -151,11 +169,30 @@ void launch_tti(const StepSpec& s, const AnisoFields& f, const float* u, const f
         <<<dim3((s.layout.nx + 31) / 32, (s.layout.ny + 7) / 8), b2, 0, st>>>(p, f);
     CUDA_CHECK_LAUNCH();
   }
+  const dim3 grid = cuda::region_grid(s, block);
   if (kT && im.on())
-    tti_update_kernel<R, kT, kT><<<cuda::region_grid(s, block), block, 0, st>>>(p, f, u, w, im);
+    tti_update_kernel<R, RC, kN, kT, kT><<<grid, block, 0, st>>>(p, f, u, w, im);
   else
-    tti_update_kernel<R, kT><<<cuda::region_grid(s, block), block, 0, st>>>(p, f, u, w, im);
+    tti_update_kernel<R, RC, kN, kT><<<grid, block, 0, st>>>(p, f, u, w, im);
   CUDA_CHECK_LAUNCH();
+}
+
+template <int R, bool kT>
+void launch_tti(const StepSpec& s, const AnisoFields& f, const float* u, const float* w,
+                const FusedImaging& im, void* stream) {
+  if constexpr (R % 2 == 0) {
+    if (s.tti_operator == TtiOperator::kNested) {
+      launch_tti_operator<R, R / 2, true, kT>(s, f, u, w, im, stream);
+      return;
+    }
+  }
+  launch_tti_operator<R, R, false, kT>(s, f, u, w, im, stream);
+}
+
+std::string can_implement_tti_naive(const StepSpec& s, int compute_capability) {
+  if (s.tti_operator == TtiOperator::kNested && s.radius % 2 != 0)
+    return "the nested TTI operator needs an order divisible by 4";
+  return cuda::can_implement_aniso_naive(s, compute_capability);
 }
 
 // Forward scratch: g = scratch[0..5].
@@ -187,7 +224,7 @@ void register_tti_naive(std::vector<KernelVariant>& t) {
         "TTI: a pass writing the 6 cross-term intermediates of p and q, then one thread per "
         "cell for the update, all reads from global memory");
     v.min_compute_capability = 60;
-    v.can_implement = &cuda::can_implement_aniso_naive;
+    v.can_implement = &can_implement_tti_naive;
     v.forward = &launch_tti_naive<R>;
     v.transposed = &launch_tti_naive_transposed<R>;
     v.scratch_arrays = 6;             // g

@@ -84,6 +84,13 @@ void tti_smem_ring_launch(const StepSpec& s, const UpdateArgs& a, const ExecCont
   CUDA_CHECK_LAUNCH();
 }
 
+// The narrow TTI operator only (the nested one runs on tti/oN/naive).
+inline std::string can_implement_tti_smem_ring(const StepSpec& s, int compute_capability) {
+  if (s.tti_operator != TtiOperator::kNarrow)
+    return "implements physics.tti_operator = \"narrow\" only (\"nested\": tti/oN/naive)";
+  return cuda::can_implement_vector_zmarch(s, compute_capability);
+}
+
 // The registry entry of the variant with CY cells a thread: what smem_ring and smem_ring_y2
 // share (one pass forward and transposed, X and Y in two scratch arrays for the transposed launch,
 // the imaging and the forward diagnostics fused; the compact medium read by CY = 1 only).
@@ -91,7 +98,7 @@ template <int R, int CY>
 KernelVariant tti_smem_ring_entry(const char* technique, const char* description, int preference) {
   KernelVariant v = cuda::variant_entry(Physics::kTti, R, technique, description);
   v.min_compute_capability = 80;  // cp.async
-  v.can_implement = &cuda::can_implement_vector_zmarch;
+  v.can_implement = &can_implement_tti_smem_ring;
   v.forward = &tti_smem_ring_launch<R, CY, false>;
   v.transposed = &tti_smem_ring_launch<R, CY, true>;
   v.scratch_arrays = 0;

@@ -23,6 +23,15 @@
 // The adjoint is the transposed update (A^T = [[H_0 E, H_0 D], [H_z D, H_z]]) after the
 // substitution eta = C mu of kernels/propagation.hpp (apply_adjoint).
 //
+// The nested operator (StepSpec::tti_operator = kNested) writes every term, the diagonal ones too,
+// as nested first derivatives: H_z f = sum_i D1_i g_i with g_i = n_i (n . D1 f), D1 now of order R
+// (R/2 pairs), so that D1 D1 reaches R cells as the Laplacian does and a decomposed run's halo of
+// R still holds every value read. It is symmetric for the same reason and negative semidefinite
+// for a constant axis (its symbol -(n . k1)^2 with |k1|^2 bounded by the narrow Laplacian's),
+// so H_0 = lap - H_z is too; at theta = 0 H_z is the wide D1_z D1_z rather than the narrow d_zz
+// (the z Nyquist wavenumber is then seen by H_0 instead: Devito's centred TTI kernel, whose
+// discretization this is, behaves the same). About a third of the narrow form's arithmetic.
+//
 // Free surface: p and q (and X, Y in adjoint mode) are odd mirrors above the surface row; the
 // axis parameters in the mirror rows hold the reflected axis (n_x, n_y, -n_z), and the cross
 // intermediates g are mirrored as a reflected medium gives them (g_x, g_y odd, g_z even, g_x =
@@ -40,15 +49,14 @@ template <class T>
 struct AnisoWeights {
   LaplacianWeights<T> lap;
   T w2[3][kMaxRadius + 1] = {};  // w_k / h^2 per axis (z, y, x); index 0 unused
-  T w1[3][kMaxRadius + 1] = {};  // b_k / h per axis
+  T w1[3][kMaxRadius + 1] = {};  // b_k / h per axis, the cross terms' (s.cross_radius() pairs)
   explicit AnisoWeights(const StepSpec& s) : lap(s) {
     const auto a = second_derivative_weights(s.radius);
-    const auto b = first_derivative_weights(s.radius);
-    for (int ax = 0; ax < 3; ++ax)
-      for (int k = 1; k <= s.radius; ++k) {
-        w2[ax][k] = static_cast<T>(a[k] / (s.h[ax] * s.h[ax]));
-        w1[ax][k] = static_cast<T>(b[k] / s.h[ax]);
-      }
+    const auto b = first_derivative_weights(s.cross_radius());
+    for (int ax = 0; ax < 3; ++ax) {
+      for (int k = 1; k <= s.radius; ++k) w2[ax][k] = static_cast<T>(a[k] / (s.h[ax] * s.h[ax]));
+      for (int k = 1; k <= s.cross_radius(); ++k) w1[ax][k] = static_cast<T>(b[k] / s.h[ax]);
+    }
   }
 };
 
@@ -68,12 +76,13 @@ inline int axis_extent(const Layout& l, int ax) {
 }
 
 // Cross-term intermediates g[ax] of field f, over every cell of the layout (reads beyond the
-// array are zero).
+// array are zero): n_a sum_{b != a} n_b t_b (narrow), n_a (n . t) (nested), t = D1 f.
 template <class T>
 void cross_intermediates(const StepSpec& s, const AnisoWeights<T>& w, const MediumCoefs<T>& c,
                          const T* f, T* const g[3]) {
   const Layout& l = s.layout;
-  const int R = s.radius;
+  const int R = s.cross_radius();
+  const bool nested = s.tti_operator == TtiOperator::kNested;
 #pragma omp parallel for collapse(2) schedule(static)
   for (int z = 0; z < l.nz; ++z)
     for (int y = 0; y < l.ny; ++y)
@@ -93,6 +102,13 @@ void cross_intermediates(const StepSpec& s, const AnisoWeights<T>& w, const Medi
           t[ax] = acc;
         }
         const T nz = c.n[0][i], ny = c.n[1][i], nx = c.n[2][i];
+        if (nested) {
+          const T along = nz * t[0] + ny * t[1] + nx * t[2];
+          g[0][i] = nz * along;
+          g[1][i] = ny * along;
+          g[2][i] = nx * along;
+          continue;
+        }
         // n_i sum_{j != i} n_j t_j, summed without the i term (no cancellation when n ~ e_i).
         g[0][i] = nz * (ny * t[1] + nx * t[2]);
         g[1][i] = ny * (nz * t[0] + nx * t[2]);
@@ -145,16 +161,19 @@ inline void vti_parts(const AnisoWeights<T>& w, const Layout& l, int R, const T*
   hz = vz;
 }
 
-// H_z f at cell i for TTI, from the diagonal terms and the cross intermediates g.
+// H_z f at cell i for TTI, from the diagonal terms (narrow form only) and the cross
+// intermediates g.
 template <class T>
-inline T tti_hz(const AnisoWeights<T>& w, const Layout& l, int R, const MediumCoefs<T>& c,
-                const T* f, T* const g[3], int64_t i) {
+inline T tti_hz(const AnisoWeights<T>& w, const StepSpec& s, const MediumCoefs<T>& c, const T* f,
+                T* const g[3], int64_t i) {
   T acc = 0;
+  const int rc = s.cross_radius();
   for (int ax = 0; ax < 3; ++ax) {
-    const int64_t st = axis_stride(l, ax);
-    acc += weighted_second(w, ax, st, R, c.a[ax].data(), f, i);
+    const int64_t st = axis_stride(s.layout, ax);
+    if (s.tti_operator == TtiOperator::kNarrow)
+      acc += weighted_second(w, ax, st, s.radius, c.a[ax].data(), f, i);
     T d = 0;
-    for (int k = 1; k <= R; ++k) d += w.w1[ax][k] * (g[ax][i + k * st] - g[ax][i - k * st]);
+    for (int k = 1; k <= rc; ++k) d += w.w1[ax][k] * (g[ax][i + k * st] - g[ax][i - k * st]);
     acc += d;
   }
   return acc;
@@ -192,8 +211,8 @@ void aniso_update(const StepSpec& s, const AnisoWeights<T>& w, const MediumCoefs
           vti_parts(w, l, R, X, i, h0x, hzx);
           vti_parts(w, l, R, Y, i, h0y, hzy);
         } else {
-          hzx = tti_hz(w, l, R, c, X, gx, i);
-          hzy = tti_hz(w, l, R, c, Y, gy, i);
+          hzx = tti_hz(w, s, c, X, gx, i);
+          hzy = tti_hz(w, s, c, Y, gy, i);
           h0x = laplacian_at(w.lap, l, R, X, i) - hzx;
         }
         T fp, fq;

@@ -261,7 +261,7 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt,
     : spec_(spec),
       physics_(m.physics),
       fields_(traits(m.physics).fields),
-      variant_(&cpu::resolve_cpu_variant(variant, m.physics, 2 * spec.radius)),
+      variant_(&cpu::resolve_cpu_variant(variant, m.physics, 2 * spec.radius, spec.tti_operator)),
       w_(spec) {
   if (variant_->technique != cpu::Technique::kReference && spec.sponge_on())
     sponge_ = std::make_unique<cpu::SpongeTables>(spec);

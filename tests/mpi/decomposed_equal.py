@@ -24,7 +24,7 @@ SEISFD_REQUIRE_GPU=1; so is `--exchange nccl` on a machine with fewer GPUs than 
 launch has ranks (NCCL takes one GPU a rank).
 
 CASE picks the physics and boundaries: acoustic-sponge-fs, acoustic-cpml, acoustic-fp64,
-vti-cpml, vti-sponge-fs, tti-sponge-fs, tti-none.
+vti-cpml, vti-sponge-fs, tti-sponge-fs, tti-none, tti-nested.
 """
 import json
 import math
@@ -49,7 +49,7 @@ velocities = [1800.0, 2500.0]
 [physics]
 equation = "{physics}"
 order = {order}
-[time]
+{operator}[time]
 duration = 0.2
 [source]
 {source}frequency = 12.0
@@ -80,6 +80,9 @@ CASES = {
     "vti-sponge-fs": dict(physics="vti", boundary="sponge", fs="true", order=4),
     "tti-sponge-fs": dict(physics="tti", boundary="sponge", fs="true"),
     "tti-none": dict(physics="tti", boundary="none", fs="false", order=4),
+    # The nested operator: its intermediates in a rank's halo come from the halo's own values.
+    "tti-nested": dict(physics="tti", boundary="sponge", fs="true",
+                       operator='tti_operator = "nested"\n'),
     "shots": dict(physics="acoustic", boundary="sponge", fs="true", order=4),
     # 16-bit coefficients over each array's range: the ranks encode over the whole grid's range.
     "vti-fixed16": dict(physics="vti", boundary="sponge", fs="true", order=4,
@@ -114,7 +117,7 @@ def command_section(command, data):
 
 
 def config(case, out, command="run", data=""):
-    c = dict(nx=33, precision="fp32", model_precision="fp32", order=8, source="position = [160.0, 150.0, 100.0]\n", shots="",
+    c = dict(nx=33, precision="fp32", model_precision="fp32", order=8, operator="", source="position = [160.0, 150.0, 100.0]\n", shots="",
              rx="0.0", rx_end="320.0", command=command_section(command, data))
     c.update(CASES[case])
     if case == "shots":  # receivers as offsets from each shot
