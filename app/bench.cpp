@@ -263,6 +263,13 @@ int cmd_bench_cpu(const BenchArgs& a) {
             Row r = base;
             r.variant = v->name;
             r.technique = v->technique_name;
+            try {  // the variant runs this spec's operator
+              cpu::resolve_cpu_variant(v->name, physics, order, spec.tti_operator);
+            } catch (const std::invalid_argument& e) {
+              r.status = std::string("refused: ") + e.what();
+              rows.push_back(r);
+              continue;
+            }
             const StepSpec vs =
                 with_operator(bench::make_cube_spec(a.verify_size, 5, order / 2, 10.0), physics, a);
             const bench::VerifyResult ver =

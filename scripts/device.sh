@@ -23,11 +23,14 @@
 #              imaging fused into acoustic smem_regqueue, orders RCI_ORDERS (2 8 16), image sets
 #              RCI_CONDITIONS
 #   bench      copy bandwidth; `seisfd bench` of BENCH_PHYSICS_LIST (default acoustic vti tti) at
-#              BENCH_ORDERS (4,8,16) and BENCH_SIZES (default 512), results in $OUT/results;
+#              BENCH_ORDERS (4,8,16) and BENCH_SIZES (default 512), results in $OUT/results; TTI
+#              once per BENCH_TTI_OPERATORS (narrow; e.g. "narrow nested");
 #              BENCH_VARIANTS: only these (--variants); BENCH_REPEATS: the whole table that often;
 #              BENCH_PRECISION: --model-precision (e.g. fp32,fixed16)
 #   runs       whole runs: 2000 steps of configs/bench_512_o8.toml and the shipped quickstart,
-#              vti_layered and tti_salt, twice each, with their report numbers
+#              vti_layered and tti_salt, twice each, with their report numbers; RUNS_ONLY: a regex
+#              of the labels to run; RUNS_TTI_OPERATORS="nested": tti_salt and a 512^3 TTI run with
+#              that operator too
 #   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
 #   imaging    `seisfd bench --imaging` at 512^3 o8, acoustic, vti, tti (IMAGING_PHYSICS): the
 #              adjoint step alone, with the imaging fused (cross-correlation; all three images) and
@@ -45,7 +48,8 @@
 #              cores (CPU_THREADS, default all) at CPU_SIZES (default 256), and the CPU
 #              streaming ceiling of each pattern; CPU_PHYSICS picks, CPU_HUGE_PAGES="on off ..."
 #              runs with SEISFD_HUGE_PAGES at each value in turn; with BASELINE, its seisfd and
-#              this tree's in turn, CPU_ROUNDS (default 1) times
+#              this tree's in turn, CPU_ROUNDS (default 1) times; CPU_TTI_OPERATORS="nested": TTI
+#              with that operator too
 #   failures   ctest -R Failures (SEISFD_REQUIRE_GPU=1): a rank killed mid-run on the GPU (peer
 #              and mpi exchanges) and on the CPU ends every rank, its outputs left *.partial
 #   ranks      ctest -R 'Ranks|SplitSteps' (several ranks sharing the GPU, SEISFD_REQUIRE_GPU=1),
@@ -261,14 +265,21 @@ step_sanitize() {
 }
 
 bench_with() {  # bench_with BINARY LABEL
-  local bin=$1 label=$2
+  local bin=$1 label=$2 ph op ops
   for ph in ${BENCH_PHYSICS_LIST:-acoustic vti tti}; do
-    timeout ${BENCH_S:-200} "$bin" bench --physics "$ph" --orders "${BENCH_ORDERS:-4,8,16}" \
-      ${BENCH_VARIANTS:+--variants "$BENCH_VARIANTS"} ${BENCH_PRECISION:+--model-precision "$BENCH_PRECISION"} \
-      --sizes "${BENCH_SIZES:-512}" --steps 20 --repeats 7 --out "$OUT/results/$label" \
-      > "/tmp/bench_$label.log" 2>&1
-    echo "bench $label $ph rc=$?" | tee -a "$S"
-    sed -n '/^seisfd bench on/,$p' "/tmp/bench_$label.log" | tee -a "$S"
+    # TTI once per operator of BENCH_TTI_OPERATORS (narrow; the baseline: narrow only).
+    ops=narrow
+    [ "$ph" = tti ] && [ "$label" != baseline ] && ops=${BENCH_TTI_OPERATORS:-narrow}
+    for op in $ops; do
+      # shellcheck disable=SC2046
+      timeout ${BENCH_S:-200} "$bin" bench --physics "$ph" --orders "${BENCH_ORDERS:-4,8,16}" \
+        ${BENCH_VARIANTS:+--variants "$BENCH_VARIANTS"} ${BENCH_PRECISION:+--model-precision "$BENCH_PRECISION"} \
+        $([ "$op" != narrow ] && echo --tti-operator "$op") \
+        --sizes "${BENCH_SIZES:-512}" --steps 20 --repeats 7 --out "$OUT/results/$label" \
+        > "/tmp/bench_$label.log" 2>&1
+      echo "bench $label $ph $op rc=$?" | tee -a "$S"
+      sed -n '/^seisfd bench on/,$p' "/tmp/bench_$label.log" | tee -a "$S"
+    done
   done
 }
 
@@ -311,9 +322,19 @@ step_runs() {
     for tree in $trees; do
       local bin=$B/app/seisfd
       [ $tree = baseline ] && bin=build/baseline/app/seisfd
-      for c in "512^3 o8 2000 steps|$cfg|--set time.duration=$dur" "quickstart|configs/quickstart.toml|" \
-               "vti_layered|configs/vti_layered.toml|" "tti_salt|configs/tti_salt.toml|"; do
+      local runs=("512^3 o8 2000 steps|$cfg|--set time.duration=$dur" "quickstart|configs/quickstart.toml|"
+                  "vti_layered|configs/vti_layered.toml|" "tti_salt|configs/tti_salt.toml|")
+      # RUNS_TTI_OPERATORS="nested": tti_salt and the 512^3 grid's TTI run with that operator too
+      # (this tree only).
+      local op
+      for op in ${RUNS_TTI_OPERATORS:-}; do
+        [ $tree = new ] || continue
+        runs+=("tti_salt $op|configs/tti_salt.toml|--set physics.tti_operator=\"$op\""
+               "512^3 o8 tti $op, 1000 steps|$cfg|--set time.duration=$(python3 -c "print(${dt} * 1000)") --set physics.equation=\"tti\" --set physics.tti_operator=\"$op\" --set model.epsilon=0.2 --set model.delta=0.1 --set model.theta=30.0 --set model.phi=40.0")
+      done
+      for c in "${runs[@]}"; do
         IFS='|' read -r label file extra <<< "$c"
+        [ -n "${RUNS_ONLY:-}" ] && [[ ! "$label" =~ $RUNS_ONLY ]] && continue
         local d=/tmp/run_$tree
         # shellcheck disable=SC2086
         $bin run "$file" --backend cuda --quiet --overwrite --set output.directory=\"$d\" $extra \
@@ -510,6 +531,16 @@ step_cpu_bench() {
           --orders 8 --sizes "${CPU_SIZES:-256}" --steps 5 --repeats 5 --out "$OUT/results/cpu" \
           > /tmp/cpu_bench.log 2>&1
         echo "cpu bench $bin round $round huge pages $hp rc=$?" | tee -a "$S"
+        sed -n '/^seisfd bench on/,$p' /tmp/cpu_bench.log | tee -a "$S"
+      done
+      # CPU_TTI_OPERATORS="nested": TTI with that operator too (this tree's binary).
+      for op in ${CPU_TTI_OPERATORS:-}; do
+        [ "$bin" = "$B/app/seisfd" ] || continue
+        OMP_NUM_THREADS=${CPU_THREADS:-$(nproc)} OMP_PROC_BIND=close OMP_PLACES=cores \
+          timeout ${CPU_BENCH_S:-150} $bin bench --backend cpu --physics tti --tti-operator "$op" \
+          --orders 8 --sizes "${CPU_SIZES:-256}" --steps 5 --repeats 5 --out "$OUT/results/cpu" \
+          > /tmp/cpu_bench.log 2>&1
+        echo "cpu bench $bin round $round tti $op rc=$?" | tee -a "$S"
         sed -n '/^seisfd bench on/,$p' /tmp/cpu_bench.log | tee -a "$S"
       done
     done

@@ -101,14 +101,15 @@ TEST_P(GpuAniso, MatchesCpuReferenceAfter500Steps) {
   const KernelVariant* v = find_variant(GetParam());
   ASSERT_NE(v, nullptr);
   AnisoShot s = aniso_shot(v->physics, v->order);
+  test::operator_of(v->technique, s.p.spec);
   reference::CpuEngine<double> cpu_engine(s.p.spec, s.m, s.p.dt);
   auto gpu_engine = make_cuda_engine(s.p.spec, s.m, s.p.dt, test::variant(v->name));
   Propagation cpu(cpu_engine), gpu(*gpu_engine);
   const auto ref = test::forward(cpu, s.S, s.w, s.R, s.nt);
   const auto got = test::forward(gpu, s.S, s.w, s.R, s.nt);
   const double err = test::rel_l2(got, ref);
-  std::printf("[gpu-aniso] %-18s 500 steps, traces relative L2 vs cpu fp64 %.2e\n", v->name.c_str(),
-              err);
+  std::printf("[gpu-aniso] %-18s %s 500 steps, traces relative L2 vs cpu fp64 %.2e\n",
+              v->name.c_str(), to_string(s.p.spec.tti_operator), err);
   EXPECT_LE(err, tol::kCpuGpuL2);
   // The read-outs (device-side box copy and reduction) agree with the CPU engine's.
   const Diagnostics a = gpu.diagnostics(), b = cpu.diagnostics();
@@ -122,8 +123,9 @@ INSTANTIATE_TEST_SUITE_P(Registry, GpuAniso, ::testing::ValuesIn(aniso_variant_n
                          test::VariantTestName());
 
 // TTI's nested operator (physics.tti_operator = "nested"): tti/oN/naive against the CPU
-// reference (fp64) after 500 steps of the shared problem at orders 4, 8, 12 and 16; "auto" picks
-// it, and the z-marching variants refuse the operator by name.
+// reference (fp64) after 500 steps of the shared problem at orders 4, 8, 12 and 16 (smem_nested:
+// GpuAniso above); the variants that run it are smem_nested and naive, and the narrow operator's
+// z-marching variants refuse it by name.
 TEST(GpuAnisoNested, NaiveMatchesCpuReferenceAndOthersRefuse) {
   SEISFD_REQUIRE_DEVICE_OR_SKIP();
   for (int order : {4, 8, 12, 16}) {
@@ -141,10 +143,12 @@ TEST(GpuAnisoNested, NaiveMatchesCpuReferenceAndOthersRefuse) {
     EXPECT_LE(err, tol::kCpuGpuL2);
     const std::vector<const KernelVariant*> ok =
         runnable_variants(Physics::kTti, order, s.p.spec, 90);
-    ASSERT_EQ(ok.size(), 1u);
-    EXPECT_EQ(ok[0]->name, name);
+    ASSERT_EQ(ok.size(), 2u);
+    EXPECT_EQ(ok[0]->technique, "smem_nested");
+    EXPECT_EQ(ok[1]->name, name);
     for (const auto& v : kernel_registry())
-      if (v.physics == Physics::kTti && v.order == order && v.technique != "naive")
+      if (v.physics == Physics::kTti && v.order == order && v.technique != "naive" &&
+          v.technique != "smem_nested")
         EXPECT_NE(v.can_implement(s.p.spec, 90).find("nested"), std::string::npos) << v.name;
   }
 }
@@ -417,7 +421,15 @@ INSTANTIATE_TEST_SUITE_P(
         GpuDotCase{Physics::kTti, 4, true, "smem_ring", ModelPrecision::kBf16},
         GpuDotCase{Physics::kTti, 4, false, "naive", ModelPrecision::kFp32, TtiOperator::kNested},
         GpuDotCase{Physics::kTti, 8, true, "naive", ModelPrecision::kFp32, TtiOperator::kNested},
-        GpuDotCase{Physics::kTti, 16, true, "naive", ModelPrecision::kFp32, TtiOperator::kNested}),
+        GpuDotCase{Physics::kTti, 16, true, "naive", ModelPrecision::kFp32, TtiOperator::kNested},
+        GpuDotCase{Physics::kTti, 4, false, "smem_nested", ModelPrecision::kFp32,
+                   TtiOperator::kNested},
+        GpuDotCase{Physics::kTti, 8, true, "smem_nested", ModelPrecision::kFp32,
+                   TtiOperator::kNested},
+        GpuDotCase{Physics::kTti, 8, false, "smem_nested", ModelPrecision::kFp32,
+                   TtiOperator::kNested},
+        GpuDotCase{Physics::kTti, 16, true, "smem_nested", ModelPrecision::kFp32,
+                   TtiOperator::kNested}),
     [](const auto& i) {
       return std::string(to_string(i.param.kind)) + "_o" + std::to_string(i.param.order) +
              (i.param.free_surface ? "_freesurf" : "_none") + "_" + i.param.technique +
@@ -446,7 +458,8 @@ TEST_P(GpuAnisoTransposedShapes, MatchesTheCpuAdjoint) {
         Shape{29, 53, 17, test::sponge(7)}}) {
     SCOPED_TRACE(std::to_string(sh.nx) + "x" + std::to_string(sh.ny) + "x" + std::to_string(sh.nz));
     std::mt19937 rng(5);
-    const auto [p, m] = random_aniso(v->physics, sh.nx, sh.ny, sh.nz, sh.b, v->order, rng);
+    auto [p, m] = random_aniso(v->physics, sh.nx, sh.ny, sh.nz, sh.b, v->order, rng);
+    test::operator_of(v->technique, p.spec);
     const int nt = 80;
     const auto S =
         make_points(p.grid, p.spec, {{100.3, 83.7, 40.2}}, PointInterp::kSinc, PointRole::kSource);
@@ -488,7 +501,8 @@ TEST_P(GpuAnisoSmallGrid, ForwardAndTransposedMatchTheCpu) {
   const KernelVariant* v = find_variant(GetParam());
   ASSERT_NE(v, nullptr);
   std::mt19937 rng(23);
-  const auto [p, m] = random_aniso(v->physics, 21, 11, 7, test::sponge(3, true), v->order, rng);
+  auto [p, m] = random_aniso(v->physics, 21, 11, 7, test::sponge(3, true), v->order, rng);
+  test::operator_of(v->technique, p.spec);
   const int nt = 6;
   const auto S =
       make_points(p.grid, p.spec, {{100.3, 50.7, 30.2}}, PointInterp::kSinc, PointRole::kSource);

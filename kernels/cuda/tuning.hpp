@@ -27,6 +27,8 @@ inline constexpr int kPreferenceVtiSmemRegqueue = 20;
 inline constexpr int kPreferenceTtiSmemRing = 20;
 // tti smem_ring_y2 (orders 2-6) ahead of smem_ring: measured faster at order 4 (bench/NOTES.md).
 inline constexpr int kPreferenceTtiSmemRingY2 = 19;
+// tti smem_nested (the nested operator only, where naive is the other choice): ahead of naive.
+inline constexpr int kPreferenceTtiSmemNested = 20;
 
 // ---- smem_regqueue (kernels/cuda/acoustic_smem_regqueue.cuh) -------------------------------
 // Staged: the plane loads go through registers, issued Ahead steps before the step that uses
