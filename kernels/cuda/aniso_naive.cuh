@@ -61,6 +61,20 @@ std::string can_implement_aniso_naive(const StepSpec& spec, int compute_capabili
 void launch_transposed_inputs(const StepSpec& spec, const UpdateArgs& args, float* X, float* Y,
                               cudaStream_t stream);
 
+// The fields a one-pass variant's stencils act on: p and q forward; transposed (kT), X and Y,
+// computed into scratch[0] and scratch[1] first.
+template <bool kT>
+void stencil_inputs(const StepSpec& spec, const UpdateArgs& args, cudaStream_t stream,
+                    const float*& u, const float*& w) {
+  u = args.cur[0];
+  w = args.cur[1];
+  if constexpr (kT) {
+    launch_transposed_inputs(spec, args, args.scratch[0], args.scratch[1], stream);
+    u = args.scratch[0];
+    w = args.scratch[1];
+  }
+}
+
 template <int R>
 struct AnisoParams {
   Layout l;

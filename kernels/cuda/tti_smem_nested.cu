@@ -324,13 +324,8 @@ void launch_tti_smem_nested_ty(const StepSpec& s, const UpdateArgs& a, const Exe
   constexpr int kTY = TY, kThreads = S::kThreads;
   const auto st = static_cast<cudaStream_t>(ctx.stream);
   AnisoFields f = AnisoFields::from(a);
-  const float* u = f.p_cur;
-  const float* w = f.q_cur;
-  if constexpr (kT) {
-    u = a.scratch[0];
-    w = a.scratch[1];
-    cuda::launch_transposed_inputs(s, a, a.scratch[0], a.scratch[1], st);
-  }
+  const float *u, *w;
+  cuda::stencil_inputs<kT>(s, a, st, u, w);
   auto p = cuda::AnisoParams<R>::from(s);
   const int tiles_x = (s.end[2] - s.begin[2] + kTX - 1) / kTX;
   const int tiles_y = (s.end[1] - s.begin[1] + kTY - 1) / kTY;

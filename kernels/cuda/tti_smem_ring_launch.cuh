@@ -26,13 +26,8 @@ void tti_smem_ring_launch(const StepSpec& s, const UpdateArgs& a, const ExecCont
   const char* const name = CY == 1 ? "tti smem_ring" : "tti smem_ring_y2";
   const auto st = static_cast<cudaStream_t>(ctx.stream);
   cuda::AnisoFields f = cuda::AnisoFields::from(a);
-  const float* u = f.p_cur;
-  const float* w = f.q_cur;
-  if constexpr (kT) {
-    u = a.scratch[0];
-    w = a.scratch[1];
-    cuda::launch_transposed_inputs(s, a, a.scratch[0], a.scratch[1], st);
-  }
+  const float *u, *w;
+  cuda::stencil_inputs<kT>(s, a, st, u, w);
   // The ring and the axis buffers are filled by 16-byte copies.
   for (const float* ptr : {u, w, f.n[0], f.n[1], f.n[2]})
     if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
