@@ -278,8 +278,10 @@ CpuEngine<T>::CpuEngine(const StepSpec& spec, const Medium& m, double dt,
   if (physics_ == Physics::kTti)
     for (int ax = 0; ax < 3; ++ax) {
       c_.n[ax] = std::move(coef[kAxisZ + ax]);
-      assign_huge(c_.a[ax], static_cast<size_t>(n), T(0));
-      for (int64_t i = 0; i < n; ++i) c_.a[ax][i] = c_.n[ax][i] * c_.n[ax][i];
+      if (spec.tti_operator == TtiOperator::kNarrow) {  // the narrow diagonal terms' a_i = n_i^2
+        assign_huge(c_.a[ax], static_cast<size_t>(n), T(0));
+        for (int64_t i = 0; i < n; ++i) c_.a[ax][i] = c_.n[ax][i] * c_.n[ax][i];
+      }
       if (variant_->technique == cpu::Technique::kSimd) continue;  // keeps them per thread
       assign_huge(scratch_[ax], static_cast<size_t>(n), T(0));
       assign_huge(scratch_[3 + ax], static_cast<size_t>(n), T(0));
