@@ -17,11 +17,11 @@
 //     ring), H_0 u = lap u - H_z u, the forces and the leapfrog of p and q with the sponge.
 // Two barriers an iteration. What an iteration reads from the layout outside the ring (the axis
 // of stage A's cells, the medium and the old levels of stage B's) is loaded an iteration ahead.
-// Reads of the layout stay inside it: every value an updated cell
-// needs lies within R of it (begin >= R, end <= n - R). Above a free surface the fields and the
-// axis are mirrored in memory, and the formula then gives the mirror of g itself (see the
-// reference's header), so nothing is special there. The diagnostics and the imaging run as the
-// engine's separate passes; the medium is read in fp32.
+// Reads of the layout stay inside it: every value an updated cell needs lies within R of it
+// (begin >= R, end <= n - R). Above a free surface the fields and the axis are mirrored in
+// memory, and the formula then gives the mirror of g itself (see the reference's header), so
+// nothing is special there. The diagnostics and the imaging run as the engine's separate passes;
+// the medium is read in fp32.
 #include <cuda_runtime.h>
 
 #include <cstdint>
