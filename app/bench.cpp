@@ -95,15 +95,18 @@ void print_imaging(const std::vector<Row>& rows) {
   }
 }
 
-// The spec of a row's physics: TTI with --tti-operator.
+// TTI rows with --tti-operator nested: their spec and their label.
+bool nested_rows(Physics physics, const BenchArgs& a) {
+  return physics == Physics::kTti && a.tti_operator == "nested";
+}
+
 StepSpec with_operator(StepSpec s, Physics physics, const BenchArgs& a) {
-  if (physics == Physics::kTti && a.tti_operator == "nested") s.tti_operator = TtiOperator::kNested;
+  if (nested_rows(physics, a)) s.tti_operator = TtiOperator::kNested;
   return s;
 }
 
 std::string physics_label(Physics physics, const BenchArgs& a) {
-  const StepSpec s = with_operator(StepSpec{}, physics, a);
-  return s.tti_operator == TtiOperator::kNested ? "tti/nested" : to_string(physics);
+  return nested_rows(physics, a) ? "tti/nested" : to_string(physics);
 }
 
 void print_table(const std::vector<Row>& rows, const bench::DeviceSummary& d) {

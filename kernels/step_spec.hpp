@@ -57,6 +57,8 @@ struct StepSpec {
 
   // Pairs of the first-derivative stencils of TTI's cross terms.
   int cross_radius() const { return tti_operator == TtiOperator::kNested ? radius / 2 : radius; }
+  // Whether the TTI operator has a discretization at this radius (nested: an even one).
+  bool tti_operator_fits() const { return tti_operator == TtiOperator::kNarrow || radius % 2 == 0; }
   bool sponge_on() const { return sponge.damp[0] > 0 || sponge.damp[1] > 0 || sponge.damp[2] > 0; }
   bool cpml_on() const { return cpml.d0[0] > 0 || cpml.d0[1] > 0 || cpml.d0[2] > 0; }
   long long updated_cells() const {

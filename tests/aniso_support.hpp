@@ -21,13 +21,13 @@ struct AnisoCase {
   Field phi = [](int, int, int) { return 0.0; };    // degrees from +x towards +y
 };
 
-// A homogeneous medium: the same eps, delta, tilt and azimuth (degrees) in every cell.
 // The TTI operator a GPU variant runs in the registry-wide tests: the nested one for
 // tti/oN/smem_nested, which implements only that, else the spec's own.
 inline void operator_of(const std::string& technique, StepSpec& s) {
   if (technique == "smem_nested") s.tti_operator = TtiOperator::kNested;
 }
 
+// A homogeneous medium: the same eps, delta, tilt and azimuth (degrees) in every cell.
 inline AnisoCase constant_case(Physics kind, double eps, double delta, double theta = 0.0,
                                double phi = 0.0) {
   AnisoCase c;

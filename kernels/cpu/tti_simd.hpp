@@ -364,7 +364,7 @@ void tti_simd(const StepSpec& s, RowDamping<T>& damping, const reference::AnisoW
   const int target = tuner.pick(s, threads);
   const auto t0 = std::chrono::steady_clock::now();
   const bool nested = s.tti_operator == TtiOperator::kNested;
-  if (nested && s.radius % 2 != 0)
+  if (!s.tti_operator_fits())
     throw std::invalid_argument("tti/o" + std::to_string(2 * s.radius) +
                                 "/simd: the nested TTI operator needs an order divisible by 4");
   with_radius(s.radius, [&](auto r) {

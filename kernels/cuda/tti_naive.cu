@@ -190,8 +190,7 @@ void launch_tti(const StepSpec& s, const AnisoFields& f, const float* u, const f
 }
 
 std::string can_implement_tti_naive(const StepSpec& s, int compute_capability) {
-  if (s.tti_operator == TtiOperator::kNested && s.radius % 2 != 0)
-    return "the nested TTI operator needs an order divisible by 4";
+  if (!s.tti_operator_fits()) return "the nested TTI operator needs an order divisible by 4";
   return cuda::can_implement_aniso_naive(s, compute_capability);
 }
 

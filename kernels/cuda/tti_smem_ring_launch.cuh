@@ -79,10 +79,11 @@ void tti_smem_ring_launch(const StepSpec& s, const UpdateArgs& a, const ExecCont
   CUDA_CHECK_LAUNCH();
 }
 
-// The narrow TTI operator only (the nested one runs on tti/oN/naive).
+// The narrow TTI operator only (the nested one runs on tti/oN/smem_nested and tti/oN/naive).
 inline std::string can_implement_tti_smem_ring(const StepSpec& s, int compute_capability) {
   if (s.tti_operator != TtiOperator::kNarrow)
-    return "implements physics.tti_operator = \"narrow\" only (\"nested\": tti/oN/naive)";
+    return "implements physics.tti_operator = \"narrow\" only (\"nested\": tti/oN/smem_nested, "
+           "tti/oN/naive)";
   return cuda::can_implement_vector_zmarch(s, compute_capability);
 }
 
