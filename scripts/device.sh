@@ -85,7 +85,9 @@
 #              MPI_BW_MCA: ';'-separated sets of mpirun arguments (MCA settings) to run it under
 #   ncu        Nsight Compute (--set full) of NCU_VARIANT's first update launch (default
 #              tti/o8/smem_ring) in a 3-step run of configs/bench_512_o8.toml: the 512^3 step itself,
-#              not a bench's verification or autotuning launch; report in $OUT/ncu.txt
+#              not a bench's verification or autotuning launch; report in $OUT/ncu.txt; NCU_SET:
+#              further --set arguments of that run; NCU_KERNEL: the kernel name's regex when it
+#              is not <physics>_<technique>...kernel
 #   profile-salt  one shot of rtm_salt, run and migrate, with stacks every 12 s (gdb)
 #   rtm-salt   configs/rtm_salt.toml run + migrate, acoustic (16 shots) and TTI (4 shots); the
 #              sections of the images as .npz (`seisfd-plot image X.npz` draws them elsewhere)
@@ -505,11 +507,18 @@ step_ncu() {
   log "ncu: $v, first update launch of a 3-step 512^3 run"
   dt=$($bin check $cfg 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
   dur=$(python3 -c "print(${dt} * 3)")
-  SEISFD_AUTOTUNE=0 timeout ${NCU_S:-300} ncu -k "regex:${eq}_${tech}.*kernel" -c 1 --set full \
+  # NCU_SET: further --set arguments (e.g. physics.tti_operator=\"nested\"). The report is kept
+  # ($OUT/ncu.ncu-rep) with its raw metrics and the SASS with each instruction's samples as CSV.
+  # shellcheck disable=SC2086
+  SEISFD_AUTOTUNE=0 timeout ${NCU_S:-300} ncu -k "regex:${NCU_KERNEL:-${eq}_${tech}.*kernel}" -c 1 --set full --clock-control none \
+    --import-source yes -f -o "$OUT/ncu" \
     $bin run $cfg --backend cuda --quiet --overwrite --set time.duration=$dur \
-    --set "physics.equation=\"$eq\"" --set "kernel.variant=\"$v\"" \
-    --set output.directory=\"/tmp/ncu_run\" > "$OUT/ncu.txt" 2>&1
+    --set "physics.equation=\"$eq\"" --set "kernel.variant=\"$v\"" ${NCU_SET:-} \
+    --set output.directory=\"/tmp/ncu_run\" > "$OUT/ncu_run.txt" 2>&1
   echo "ncu rc=$?" | tee -a "$S"
+  ncu -i "$OUT/ncu.ncu-rep" --page details --print-details all > "$OUT/ncu.txt" 2>&1
+  ncu -i "$OUT/ncu.ncu-rep" --page raw --csv > "$OUT/ncu_raw.csv" 2>&1
+  ncu -i "$OUT/ncu.ncu-rep" --page source --csv --print-source sass > "$OUT/ncu_sass.csv" 2>&1
   grep -E "Duration|Throughput|Registers Per|Achieved Occupancy|Issued Ipc|No Eligible|Bank|Warp Cycles|Eligible Warps|Active Warps Per|stall|Stall" \
     "$OUT/ncu.txt" | head -45 | tee -a "$S"
 }

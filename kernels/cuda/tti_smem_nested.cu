@@ -1,12 +1,15 @@
 // tti/oN/smem_nested: the nested TTI operator (StepSpec::tti_operator = kNested,
 // kernels/reference/anisotropic.hpp) in one z-marching pass. Orders 4, 8, 12 and 16 (R even;
-// the first derivatives have RC = R / 2 pairs).
+// the first derivatives have RC = R / 2 pairs). Needs compute capability 9.0 (TMA).
 //
 // A block owns a 32 x TY column tile (TY = 8, or 16 at order 16) and marches a chunk of z planes.
-// Iteration i:
-//   - plane i + RC of u and w (p and q forward; X and Y transposed) enters a ring of R + 1 planes
-//     in shared memory, with a halo of R cells in x and y (loaded into registers an iteration
-//     ahead, so the global loads overlap the arithmetic);
+// Everything it reads from global memory comes by TMA (cp.async.bulk.tensor), issued by one
+// thread an iteration ahead and completing on an mbarrier: no thread computes a global address
+// or holds a loaded value in a register across iterations. Iteration i:
+//   - its group has landed: plane i + RC of u and w (p and q forward; X and Y transposed), the
+//     tile with a halo of R cells in y and RP >= R in x, into a ring of R + 2 planes (a power of
+//     two where it fits); the axis n at plane i for the tile and RC around it; the tile's own (v
+//     dt)^2, E, D and old levels at plane i - RC;
 //   - stage A, plane i: t = D1 f (x, y neighbours from the ring's plane, z neighbours from its
 //     other planes), s = n . t, g_a = n_a s, for u and w. The tile's own cells push g_z into a
 //     register queue of 2 RC + 1 planes (g_z is read along z only) and write g_x, g_y to
@@ -15,19 +18,21 @@
 //   - stage B, plane b = i - RC: H_z f = sum_a D1_a g_a from the queue and the buffers, the
 //     Laplacian of u (z from a register queue of u's column, 2 R + 1 planes; x, y from the
 //     ring), H_0 u = lap u - H_z u, the forces and the leapfrog of p and q with the sponge.
-// Two barriers an iteration. What an iteration reads from the layout outside the ring (the axis
-// of stage A's cells, the medium and the old levels of stage B's) is loaded an iteration ahead.
-// Reads of the layout stay inside it: every value an updated cell needs lies within R of it
-// (begin >= R, end <= n - R). Above a free surface the fields and the axis are mirrored in
-// memory, and the formula then gives the mirror of g itself (see the reference's header), so
-// nothing is special there. The diagnostics and the imaging run as the engine's separate passes;
-// the medium is read in fp32.
+// One barrier an iteration (the ring's extra plane and the two group stages make it enough).
+// Every value an updated cell needs lies within R of it (begin >= R, end <= n - R); the TMA
+// fills what lies outside the arrays with zeros. Above a free surface the fields and the axis
+// are mirrored in memory, and the formula then gives the mirror of g itself (see the
+// reference's header), so nothing is special there. The diagnostics and the imaging run as the
+// engine's separate passes; the medium is read in fp32.
+#include <cuda.h>  // CUtensorMap (types only: libcuda is not linked)
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/acoustic_tma_ring.cuh"  // tensor maps, mbarriers, tma_load_3d
 #include "kernels/cuda/aniso_naive.cuh"
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/register_helpers.hpp"
@@ -37,35 +42,79 @@
 namespace seisfd {
 namespace {
 
-using cuda::AnisoFields;
-
 constexpr int kTX = 32;
 
-// TY rows a tile (a thread a column).
+constexpr int pow2_at_least(int n) {
+  int p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+constexpr int round_up(int n, int a) {
+  return (n + a - 1) / a * a;
+}
+
+// A 32 x TY tile (a thread a column) and the shared-memory layout of its block, in floats
+// (every box 128-byte aligned, as the TMA writes it).
 template <int R, int TY>
 struct NestedShape {
   static constexpr int kTY = TY;
   static constexpr int kThreads = kTX * TY;
   static constexpr int RC = R / 2;
-  static constexpr int kW = kTX + 2 * R;  // a ring plane: the tile and R either side
+  // A box's first x is a multiple of 4 floats (16 bytes; tiles start at such an x, and rows
+  // are padded to 32 floats): the TMA faults on other starts (seen on an H200).
+  // Ring boxes: u or w of a plane, the tile and RP >= R either side in x, R in y.
+  static constexpr int kRP = round_up(R, 4);
+  static constexpr int kW = kTX + 2 * kRP;
   static constexpr int kH = kTY + 2 * R;
   static constexpr int kPlane = kW * kH;
-  static constexpr int kPlanes = R + 1;      // planes i - RC .. i + RC
-  static constexpr int kGxW = kTX + 2 * RC;  // g_x rows: the tile's, RC either side in x
-  static constexpr int kGyH = kTY + 2 * RC;  // g_y columns: the tile's, RC either side in y
-  static constexpr int kGSlots = RC + 1;     // planes i - RC .. i
+  static constexpr int kPlaneF = round_up(kPlane, 32);
+  // Iteration i reads planes i - RC .. i + RC while the copy of plane i + RC + 1 lands: R + 2
+  // slots; a power of two where it fits (a slot is then a mask of z).
+  static constexpr bool kMasked = pow2_at_least(R + 2) * 2 * kPlaneF * 4 <= 64 * 1024;
+  static constexpr int kPlanes = kMasked ? pow2_at_least(R + 2) : R + 2;
+  // g_x rows (the tile's, RC either side in x), g_y columns (RC either side in y), of planes
+  // i - RC .. i.
+  static constexpr int kGxW = kTX + 2 * RC;
+  static constexpr int kGyH = kTY + 2 * RC;
+  static constexpr int kGSlots = kMasked ? pow2_at_least(RC + 1) : RC + 1;
   static constexpr int kGx = kTY * kGxW;
   static constexpr int kGy = kGyH * kTX;
-  static constexpr int kRingFloats = kPlanes * 2 * kPlane;
-  static constexpr int kFloats = kRingFloats + kGSlots * 2 * (kGx + kGy);
-  static constexpr int kLoads = (kPlane + kThreads - 1) / kThreads;  // ring cells a thread
-  static constexpr int kHaloX = 2 * RC * kTY;                        // g_x tasks
-  static constexpr int kHaloY = 2 * RC * kTX;                        // g_y tasks
+  // Axis boxes: the cells whose g the tile reads, RC around it (NX >= RC in x).
+  static constexpr int kNX = round_up(RC, 4);
+  static constexpr int kNW = kTX + 2 * kNX;
+  static constexpr int kNH = kTY + 2 * RC;
+  static constexpr int kNBoxF = round_up(kNW * kNH, 32);
+  // The tile's own cells of the medium and the fields' levels: 5 arrays.
+  static constexpr int kCells = 5;
+  static constexpr int kCellF = kTX * kTY;
+  static constexpr int kGxOff = kPlanes * 2 * kPlaneF;
+  static constexpr int kGyOff = kGxOff + kGSlots * 2 * kGx;
+  static constexpr int kAxisOff = round_up(kGyOff + kGSlots * 2 * kGy, 32);
+  static constexpr int kCellOff = kAxisOff + 2 * 3 * kNBoxF;
+  static constexpr int kBarOff = kCellOff + 2 * kCells * kCellF;
+  static constexpr size_t kSmemBytes = size_t{4} * kBarOff + 3 * 8;  // + 3 mbarriers
+  // What an iteration's group and the warm-up deliver.
+  static constexpr unsigned kGroupBytes = 4u * (2 * kPlane + 3 * kNW * kNH + kCells * kCellF);
+  static constexpr unsigned kWarmBytes = 4u * R * 2 * kPlane;
+  static constexpr int kHaloX = 2 * RC * kTY;  // g_x tasks
+  static constexpr int kHaloY = 2 * RC * kTX;  // g_y tasks
   static_assert(kHaloX + kHaloY <= kThreads, "one halo task a thread at most");
+  static_assert(kW % 4 == 0 && kNW % 4 == 0, "TMA box rows are multiples of 16 bytes");
+  static_assert(kSmemBytes <= 232448, "a block's shared memory on Hopper");
 };
 
 struct NestedLaunch {
   int z_chunk;
+  int x_base;  // x of the first tile: begin[2] rounded down to a multiple of 4
+};
+
+// The TMA tensor maps a launch reads through: u and w (the ring), the axis components, and the
+// own-tile arrays: (v dt)^2, E, D, p_prev, q_prev forward; (v dt)^2, p_prev, q_prev, p_cur,
+// q_cur transposed.
+struct NestedMaps {
+  CUtensorMap u, w;
+  CUtensorMap n[3];
+  CUtensorMap cell[5];
 };
 
 // D1 along the ring's x, y (offsets in floats) of field plane `a` at cell c.
@@ -79,62 +128,58 @@ __device__ __forceinline__ float ring_d1(const float* a, int c, int step, const 
 
 template <int R, int TY, bool kT>
 __global__ void __launch_bounds__(kTX* TY, 16 / TY)
-    tti_nested_kernel(const cuda::AnisoParams<R> p, const AnisoFields f,
-                      const float* __restrict__ u, const float* __restrict__ w,
+    tti_nested_kernel(const cuda::AnisoParams<R> p, const __grid_constant__ NestedMaps maps,
+                      float* __restrict__ p_next, float* __restrict__ q_next,
                       const NestedLaunch launch) {
+  namespace tma = cuda::tma_ring;
   using S = NestedShape<R, TY>;
   constexpr int RC = S::RC;
-  constexpr int kTY = S::kTY, kThreads = S::kThreads;
-  extern __shared__ float smem[];
-  float* const ring = smem;                          // [slot][field][kH][kW]
-  float* const gxs = smem + S::kRingFloats;          // [slot][field][kTY][kGxW]
-  float* const gys = gxs + S::kGSlots * 2 * S::kGx;  // [slot][field][kGyH][kTX]
+  constexpr int kTY = S::kTY;
+  extern __shared__ __align__(128) float smem[];
+  float* const ring = smem;                 // [slot][field][kH][kW]
+  float* const gxs = smem + S::kGxOff;      // [slot][field][kTY][kGxW]
+  float* const gys = smem + S::kGyOff;      // [slot][field][kGyH][kTX]
+  float* const axis = smem + S::kAxisOff;   // [stage][component][kNH][kNW]
+  float* const cells = smem + S::kCellOff;  // [stage][array][kTY][kTX]
+  uint64_t* const bar = reinterpret_cast<uint64_t*>(smem + S::kBarOff);  // stages 0, 1; warm-up
   const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * kTX + tx;
-  const int x0 = p.begin[2] + blockIdx.x * kTX, y0 = p.begin[1] + blockIdx.y * kTY;
+  const int x0 = launch.x_base + blockIdx.x * kTX, y0 = p.begin[1] + blockIdx.y * kTY;
   const int z0 = p.begin[0] + blockIdx.z * launch.z_chunk;
   const int z1 = min(z0 + launch.z_chunk, p.end[0]);
   const int x = x0 + tx, y = y0 + ty;
-  const bool active = x < p.end[2] && y < p.end[1];
+  const bool active = x >= p.begin[2] && x < p.end[2] && y < p.end[1];
   // Cells whose g an updated cell of this tile may read.
-  const bool needed = x < p.end[2] + RC && y < p.end[1] + RC;
-  const int64_t sz = p.l.sz;
+  const bool needed = x >= p.begin[2] - RC && x < p.end[2] + RC && y < p.end[1] + RC;
 
-  const auto slot = [&](int z) { return (z - z0 + S::kPlanes * 4) % S::kPlanes; };
-  const auto gslot = [&](int z) { return (z - z0 + S::kGSlots * 4) % S::kGSlots; };
-  const auto plane = [&](int z, int fld) { return ring + (slot(z) * 2 + fld) * S::kPlane; };
+  // z >= z0 - R >= 0 wherever a slot is taken.
+  const auto slot = [&](int z) {
+    if constexpr (S::kMasked) return z & (S::kPlanes - 1);
+    return (z - z0 + S::kPlanes * 4) % S::kPlanes;
+  };
+  const auto gslot = [&](int z) {
+    if constexpr (S::kMasked) return z & (S::kGSlots - 1);
+    return (z - z0 + S::kGSlots * 4) % S::kGSlots;
+  };
+  const auto plane = [&](int z, int fld) { return ring + (slot(z) * 2 + fld) * S::kPlaneF; };
 
-  // The ring's cells this thread loads: layout index at plane 0 (or -1 beyond the layout).
-  int64_t src[S::kLoads];
+  // The group of iteration i, on mbarrier i & 1: the ring's plane i + RC (the newest it reads),
+  // the axis at plane i (stage A), the own-tile arrays at plane i - RC (stage B). Issued by one
+  // thread an iteration ahead; the TMA fills what lies outside the arrays with zeros.
+  const auto issue = [&](int i) {
+    uint64_t* b = &bar[i & 1];
+    tma::mbar_arrive_expect_tx(b, S::kGroupBytes);
+    tma::tma_load_3d(plane(i + RC, 0), &maps.u, b, x0 - S::kRP, y0 - R, i + RC);
+    tma::tma_load_3d(plane(i + RC, 1), &maps.w, b, x0 - S::kRP, y0 - R, i + RC);
+    float* ax = axis + (i & 1) * 3 * S::kNBoxF;
 #pragma unroll
-  for (int j = 0; j < S::kLoads; ++j) {
-    const int c = tid + j * kThreads;
-    src[j] = -1;
-    if (c < S::kPlane) {
-      const int gy = y0 - R + c / S::kW, gx = x0 - R + c % S::kW;
-      if (gy < p.l.ny && gx < p.l.nx) src[j] = p.l.idx(0, gy, gx);
-    }
-  }
-  float su[S::kLoads], sw[S::kLoads];
-  const auto fetch = [&](int z) {
+    for (int a = 0; a < 3; ++a)
+      tma::tma_load_3d(ax + a * S::kNBoxF, &maps.n[a], b, x0 - S::kNX, y0 - RC, i);
+    float* ce = cells + (i & 1) * S::kCells * S::kCellF;
 #pragma unroll
-    for (int j = 0; j < S::kLoads; ++j) {
-      su[j] = src[j] >= 0 ? u[src[j] + z * sz] : 0.0f;
-      sw[j] = src[j] >= 0 ? w[src[j] + z * sz] : 0.0f;
-    }
+    for (int k = 0; k < S::kCells; ++k)
+      tma::tma_load_3d(ce + k * S::kCellF, &maps.cell[k], b, x0, y0, i - RC);
   };
-  const auto put = [&](int z) {
-    float* pu = plane(z, 0);
-    float* pw = plane(z, 1);
-#pragma unroll
-    for (int j = 0; j < S::kLoads; ++j) {
-      const int c = tid + j * kThreads;
-      if (c < S::kPlane) {
-        pu[c] = su[j];
-        pw[c] = sw[j];
-      }
-    }
-  };
-  const int own = (ty + R) * S::kW + tx + R;  // this thread's cell in a ring plane
+  const int own = (ty + R) * S::kW + tx + S::kRP;  // this thread's cell in a ring box
 
   // g of u and w at ring cell c of plane z, the cell's axis n (z, y, x).
   const auto g_at = [&](int z, int c, const float(&n)[3], float(&gu)[3], float(&gw)[3]) {
@@ -169,44 +214,21 @@ __global__ void __launch_bounds__(kTX* TY, 16 / TY)
     const int j = tid / kTY;
     hy = tid % kTY;
     hx = j < RC ? j - RC : kTX + j - RC;
-    hkind = x0 + hx < p.end[2] + RC && y0 + hy < p.end[1] ? 1 : 0;
+    hkind = x0 + hx >= p.begin[2] - RC && x0 + hx < p.end[2] + RC && y0 + hy < p.end[1] ? 1 : 0;
   } else if (tid < S::kHaloX + S::kHaloY) {
     const int t = tid - S::kHaloX, j = t / kTX;
     hx = t % kTX;
     hy = j < RC ? j - RC : kTY + j - RC;
-    hkind = y0 + hy < p.end[1] + RC && x0 + hx < p.end[2] ? 2 : 0;
+    hkind = y0 + hy < p.end[1] + RC && x0 + hx >= p.begin[2] && x0 + hx < p.end[2] ? 2 : 0;
   }
-
-  // What each iteration reads from the layout besides the ring, loaded an iteration ahead: the
-  // axis of this thread's cell and of its halo task's at the next plane of stage A, and the
-  // medium and the fields' levels at the next plane of stage B.
-  const int64_t own_i = needed ? p.l.idx(0, y, x) : -1;
-  const int64_t halo_i = hkind != 0 ? p.l.idx(0, y0 + hy, x0 + hx) : -1;
-  float n_own[3] = {0.0f, 0.0f, 0.0f}, n_halo[3] = {0.0f, 0.0f, 0.0f};
-  const auto fetch_axis = [&](int z) {
-#pragma unroll
-    for (int a = 0; a < 3; ++a) {
-      if (own_i >= 0) n_own[a] = f.n[a][own_i + z * sz];
-      if (halo_i >= 0) n_halo[a] = f.n[a][halo_i + z * sz];
-    }
-  };
-  struct Cell {
-    float v, E, D, pp, qp, pc, qc;
-  } nb{};
-  const auto fetch_cell = [&](int z) {
-    if (!active || z >= z1) return;
-    const int64_t ci = p.l.idx(z, y, x);
-    nb.v = f.vdt2[ci];
-    nb.pp = f.p_prev[ci];
-    nb.qp = f.q_prev[ci];
-    if constexpr (kT) {
-      nb.pc = f.p_cur[ci];
-      nb.qc = f.q_cur[ci];
-    } else {
-      nb.E = f.E[ci];
-      nb.D = f.D[ci];
-    }
-  };
+  const int own_n = (ty + RC) * S::kNW + tx + S::kNX;   // this cell in an axis box
+  const int halo_n = (hy + RC) * S::kNW + hx + S::kNX;  // the halo task's
+  const int own_c = ty * kTX + tx;                      // this cell in an own-tile box
+  // The sponge's y and x parts of this column (its z part a plane at a time).
+  const float g_yx =
+      p.sponge.on ? cuda::sponge_axis(p.sponge, 1, y) + cuda::sponge_axis(p.sponge, 2, x) : 0.0f;
+  const int64_t sz = p.l.sz;
+  const int64_t col = static_cast<int64_t>(y) * p.l.sy + x;
 
   float uq[2 * R + 1];                     // u of this column, planes b - R .. b + R
   float gzu[2 * RC + 1], gzw[2 * RC + 1];  // g_z of u and w, planes b - RC .. b + RC
@@ -220,30 +242,47 @@ __global__ void __launch_bounds__(kTX* TY, 16 / TY)
     uq[2 * R] = v;
   };
 
-  // The planes below the first stage A's.
-  for (int z = z0 - R; z < z0; ++z) {
-    fetch(z);
-    put(z);
+  const bool producer = tid == 0;
+  if (producer) {
+    tma::prefetch_map(&maps.u);
+    tma::prefetch_map(&maps.w);
+    for (int k = 0; k < 3; ++k) tma::mbar_init(&bar[k], 1);
+    tma::mbar_init_fence();
   }
   __syncthreads();
+  const int first = z0 - RC;  // the first iteration
+  if (producer) {
+    // Warm-up: planes z0 - R .. z0 - 1, the ring's part the first group does not bring.
+    tma::mbar_arrive_expect_tx(&bar[2], S::kWarmBytes);
+    for (int z = z0 - R; z < z0; ++z) {
+      tma::tma_load_3d(plane(z, 0), &maps.u, &bar[2], x0 - S::kRP, y0 - R, z);
+      tma::tma_load_3d(plane(z, 1), &maps.w, &bar[2], x0 - S::kRP, y0 - R, z);
+    }
+    issue(first);
+  }
+  tma::mbar_wait(&bar[2], 0);
   for (int z = z0 - R; z < z0; ++z) push_u(plane(z, 0)[own]);
-  fetch(z0);
-  fetch_axis(z0 - RC);
-  fetch_cell(z0);
-  const int last = z1 - 1 + R;  // the last plane a chunk reads
-  for (int i = z0 - RC; i < z1 + RC; ++i) {
-    __syncthreads();  // the slot of plane i - RC - 1 and g's of plane i - RC - 1 are free
-    put(i + RC);
-    if (i + RC + 1 <= last) fetch(i + RC + 1);
+  for (int i = first; i < z1 + RC; ++i) {
+    // Iteration i - 1 is done everywhere: the group of i + 1 may overwrite what it read (ring
+    // plane i + 1 + RC - kPlanes <= i - RC - 1, stage (i + 1) & 1 = that of i - 1), and the
+    // g's of plane i go to the slot of plane i - kGSlots <= i - RC - 1.
     __syncthreads();
+    if (producer && i + 1 < z1 + RC) issue(i + 1);
+    tma::mbar_wait(&bar[i & 1], ((i - first) >> 1) & 1);
     push_u(plane(i + RC, 0)[own]);
     // Stage A: g at plane i.
     {
+      const float* ax = axis + (i & 1) * 3 * S::kNBoxF;
       float gu[3] = {0.0f, 0.0f, 0.0f}, gw[3] = {0.0f, 0.0f, 0.0f};
       float hu[3] = {0.0f, 0.0f, 0.0f}, hw[3] = {0.0f, 0.0f, 0.0f};
-      if (needed) g_at(i, own, n_own, gu, gw);
-      if (hkind != 0) g_at(i, (hy + R) * S::kW + hx + R, n_halo, hu, hw);
-      if (i + 1 < z1 + RC) fetch_axis(i + 1);
+      if (needed) {
+        const float n[3] = {ax[own_n], ax[S::kNBoxF + own_n], ax[2 * S::kNBoxF + own_n]};
+        g_at(i, own, n, gu, gw);
+      }
+      if (hkind != 0) {
+        const float n[3] = {ax[halo_n], ax[S::kNBoxF + halo_n], ax[2 * S::kNBoxF + halo_n]};
+        g_at(i, (hy + R) * S::kW + hx + S::kRP, n, hu, hw);
+      }
 #pragma unroll
       for (int k = 0; k < 2 * RC; ++k) {
         gzu[k] = gzu[k + 1];
@@ -257,24 +296,17 @@ __global__ void __launch_bounds__(kTX* TY, 16 / TY)
       gx[S::kGx + ty * S::kGxW + tx + RC] = gw[2];
       gy[(ty + RC) * kTX + tx] = gu[1];
       gy[S::kGy + (ty + RC) * kTX + tx] = gw[1];
-      if (hkind != 0) {
-        if (hkind == 1) {
-          gx[hy * S::kGxW + hx + RC] = hu[2];
-          gx[S::kGx + hy * S::kGxW + hx + RC] = hw[2];
-        } else {
-          gy[(hy + RC) * kTX + hx] = hu[1];
-          gy[S::kGy + (hy + RC) * kTX + hx] = hw[1];
-        }
-      } else if (tid < S::kHaloX) {  // beyond what any updated cell reads
-        gx[hy * S::kGxW + hx + RC] = 0.0f;
-        gx[S::kGx + hy * S::kGxW + hx + RC] = 0.0f;
-      } else if (tid < S::kHaloX + S::kHaloY) {
-        gy[(hy + RC) * kTX + hx] = 0.0f;
-        gy[S::kGy + (hy + RC) * kTX + hx] = 0.0f;
+      if (hkind == 1) {
+        gx[hy * S::kGxW + hx + RC] = hu[2];
+        gx[S::kGx + hy * S::kGxW + hx + RC] = hw[2];
+      } else if (hkind == 2) {
+        gy[(hy + RC) * kTX + hx] = hu[1];
+        gy[S::kGy + (hy + RC) * kTX + hx] = hw[1];
       }
     }
     // Stage B: the update of plane b = i - RC (g_x, g_y of plane b were written RC >= 1
-    // iterations ago, before at least one barrier).
+    // iterations ago, before at least one barrier). The halo g's that no updated cell reads
+    // (beyond the region's end + RC) are never written and never read.
     const int b = i - RC;
     if (b < z0 || !active) continue;
     const float* gx = gxs + gslot(b) * 2 * S::kGx + ty * S::kGxW + tx + RC;
@@ -300,50 +332,85 @@ __global__ void __launch_bounds__(kTX* TY, 16 / TY)
       lap += p.w2[2][k] * (pu[k] - 2.0f * uc + pu[-k]);
     }
     const float h0 = lap - hzu;
-    const int64_t ci = p.l.idx(b, y, x);
-    const Cell c = nb;
-    fetch_cell(b + 1);
-    float fp = h0, fq = hzw;
-    float pc = c.pc, qc = c.qc;
-    if constexpr (!kT) {
-      fp = c.E * h0 + c.D * hzw;
-      fq = c.D * h0 + hzw;
+    const float* ce = cells + (i & 1) * S::kCells * S::kCellF + own_c;
+    const float v = ce[0];
+    float fp, fq, pc, qc, pp, qp;
+    if constexpr (kT) {
+      pp = ce[1 * S::kCellF];
+      qp = ce[2 * S::kCellF];
+      pc = ce[3 * S::kCellF];
+      qc = ce[4 * S::kCellF];
+      fp = h0;
+      fq = hzw;
+    } else {
+      const float E = ce[1 * S::kCellF], D = ce[2 * S::kCellF];
+      pp = ce[3 * S::kCellF];
+      qp = ce[4 * S::kCellF];
+      fp = E * h0 + D * hzw;
+      fq = D * h0 + hzw;
       pc = uc;
       qc = plane(b, 1)[own];
     }
-    const float pn = cuda::leapfrog(p.sponge, b, y, x, pc, c.pp, c.v, fp);
-    const float qn = cuda::leapfrog(p.sponge, b, y, x, qc, c.qp, c.v, fq);
-    f.p_next[ci] = pn;
-    f.q_next[ci] = qn;
+    // The leapfrog with the sponge, (2 c - (1 - g) p + v f) / (1 + g), the division as a
+    // reciprocal (exactly 1 where g = 0): a quotient's IEEE slow path, which a zero numerator
+    // takes, is not paid in the quiet parts of the field.
+    const float g = p.sponge.on ? cuda::sponge_axis(p.sponge, 0, b) + g_yx : 0.0f;
+    const float inv = __frcp_rn(1.0f + g);
+    const int64_t ci = b * sz + col;
+    p_next[ci] = (2.0f * pc - (1.0f - g) * pp + v * fp) * inv;
+    q_next[ci] = (2.0f * qc - (1.0f - g) * qp + v * fq) * inv;
   }
 }
 
 template <int R, int TY, bool kT>
 void launch_tti_smem_nested_ty(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   using S = NestedShape<R, TY>;
-  constexpr int kTY = TY, kThreads = S::kThreads;
   const auto st = static_cast<cudaStream_t>(ctx.stream);
-  AnisoFields f = AnisoFields::from(a);
   const float *u, *w;
   cuda::stencil_inputs<kT>(s, a, st, u, w);
+  const float* cell[5] = {a.medium[kVdt2], a.medium[kE], a.medium[kD], a.prev[0], a.prev[1]};
+  if constexpr (kT) {
+    cell[1] = a.prev[0];
+    cell[2] = a.prev[1];
+    cell[3] = a.cur[0];
+    cell[4] = a.cur[1];
+  }
+  const float* axes[3] = {a.medium[kAxisZ], a.medium[kAxisZ + 1], a.medium[kAxisZ + 2]};
+  for (const float* ptr :
+       {u, w, cell[0], cell[1], cell[2], cell[3], cell[4], axes[0], axes[1], axes[2],
+        static_cast<const float*>(a.next[0]), static_cast<const float*>(a.next[1])})
+    if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
+      throw std::invalid_argument("tti/smem_nested: arrays must be 16-byte aligned (TMA)");
+  const int dev = ctx.device;
+  constexpr int kPromo = 256;  // the L2 fetch granule of the TMA reads
+  NestedMaps m;
+  m.u = cuda::tma_ring::tensor_map(dev, u, s.layout, S::kW, S::kH, kPromo);
+  m.w = cuda::tma_ring::tensor_map(dev, w, s.layout, S::kW, S::kH, kPromo);
+  for (int k = 0; k < 3; ++k)
+    m.n[k] = cuda::tma_ring::tensor_map(dev, axes[k], s.layout, S::kNW, S::kNH, kPromo);
+  for (int k = 0; k < 5; ++k)
+    m.cell[k] = cuda::tma_ring::tensor_map(dev, cell[k], s.layout, kTX, TY, kPromo);
   auto p = cuda::AnisoParams<R>::from(s);
-  const int tiles_x = (s.end[2] - s.begin[2] + kTX - 1) / kTX;
-  const int tiles_y = (s.end[1] - s.begin[1] + kTY - 1) / kTY;
+  const int x_base = s.begin[2] / 4 * 4;
+  const int tiles_x = (s.end[2] - x_base + kTX - 1) / kTX;
+  const int tiles_y = (s.end[1] - s.begin[1] + TY - 1) / TY;
   const int nzu = s.end[0] - s.begin[0];
   const void* kernel = reinterpret_cast<const void*>(&tti_nested_kernel<R, TY, kT>);
-  const size_t smem = sizeof(float) * S::kFloats;
-  const int slots = cuda::resident_blocks(ctx.device, kernel, kThreads, smem);
+  const int slots = cuda::resident_blocks(ctx.device, kernel, S::kThreads, S::kSmemBytes);
   // Each chunk loads 2 R planes and computes g on R planes beyond its own.
-  NestedLaunch launch{cuda::plan_z_chunk(tiles_x * tiles_y, nzu, slots, 1.0 * R)};
+  NestedLaunch launch{cuda::plan_z_chunk(tiles_x * tiles_y, nzu, slots, 1.0 * R), x_base};
   const dim3 grid(tiles_x, tiles_y, (nzu + launch.z_chunk - 1) / launch.z_chunk);
-  void* args[] = {&p, &f, &u, &w, &launch};
-  CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(kTX, kTY), args, smem, st));
+  float* pn = a.next[0];
+  float* qn = a.next[1];
+  void* args[] = {&p, &m, &pn, &qn, &launch};
+  CUDA_CHECK(cudaLaunchKernel(kernel, grid, dim3(kTX, TY), args, S::kSmemBytes, st));
   CUDA_CHECK_LAUNCH();
 }
 
 // 32 x 8 tiles (two blocks a multiprocessor, one computing while the other waits at a barrier)
-// up to order 12: measured on an H200 at 512^3, 32 x 16 -> 32 x 8: order 4 36.2 -> 39.8, order 8
-// 30.4 -> 33.0 Gcells/s (bench/NOTES.md). Order 16's halo tasks need the 32 x 16 tile's threads.
+// up to order 12: measured on an H200 at 512^3 with the register-fed ring of the kernel's first
+// version, 32 x 16 -> 32 x 8: order 4 36.2 -> 39.8, order 8 30.4 -> 33.0 Gcells/s
+// (bench/NOTES.md). Order 16's halo tasks need the 32 x 16 tile's threads.
 template <int R, bool kT>
 void launch_tti_smem_nested(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   launch_tti_smem_nested_ty<R, (R <= 6 ? 8 : 16), kT>(s, a, ctx);
@@ -354,6 +421,9 @@ std::string can_implement_tti_smem_nested(const StepSpec& s, int compute_capabil
     return "implements physics.tti_operator = \"nested\" only";
   if (s.end[0] - s.begin[0] <= 0) return "an empty region";
   if (s.end[1] - s.begin[1] > 65535 * 8) return "more than 524280 rows";
+  if (compute_capability < 90)
+    return "needs compute capability 9.0 (cp.async.bulk.tensor, mbarrier transaction counts)";
+  if (s.layout.sy % 32 != 0) return "rows must be padded to 32 floats (TMA strides)";
   return cuda::can_implement_aniso_naive(s, compute_capability);
 }
 
@@ -368,7 +438,7 @@ void register_tti_smem_nested(std::vector<KernelVariant>& t) {
           "TTI, nested operator: one z-marching pass, a ring of R + 1 planes with halos in "
           "shared memory, the intermediates of the tile's cells and of RC around it computed "
           "once, g_z and the Laplacian's z column in register queues");
-      v.min_compute_capability = 60;
+      v.min_compute_capability = 90;
       v.can_implement = &can_implement_tti_smem_nested;
       v.forward = &launch_tti_smem_nested<R, false>;
       v.transposed = &launch_tti_smem_nested<R, true>;
