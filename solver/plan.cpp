@@ -46,8 +46,9 @@ HostMemoryNeed grid_memory(const RunConfig& c, const SimGrid& g) {
   m.medium = double(g.layout().size()) * arrays * 4;
   if (cpu_backend(c)) {
     const int elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
-    m.fields =
-        double(reference::cpu_engine_bytes(ph, make_step_spec(g, c.boundary, 1, 1, 1), elem));
+    StepSpec s = make_step_spec(g, c.boundary, 1, 1, 1);
+    s.tti_operator = c.physics.tti_operator;
+    m.fields = double(reference::cpu_engine_bytes(ph, s, elem));
   }
   return m;
 }

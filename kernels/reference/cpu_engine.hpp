@@ -160,10 +160,12 @@ void CpuEngine<T>::for_region(F&& f) const {
 }
 
 // Host memory of a CPU engine and one state with `elem`-byte reals: both levels of every field,
-// the coefficients ((v dt)^2; E, D; the axis and its squares), the TTI cross intermediates and
-// the CPML memory variables.
+// the coefficients ((v dt)^2; E, D; the axis, and its squares for the narrow TTI operator), the
+// TTI cross intermediates (at most: the simd variant keeps them per thread) and the CPML memory
+// variables.
 inline size_t cpu_engine_bytes(Physics p, const StepSpec& spec, int elem) {
-  const int arrays = 2 * traits(p).fields + (p == Physics::kTti ? 9 + 6 : traits(p).medium_arrays);
+  const int tti = 6 + (spec.tti_operator == TtiOperator::kNarrow ? 3 : 0) + 6;
+  const int arrays = 2 * traits(p).fields + (p == Physics::kTti ? tti : traits(p).medium_arrays);
   return (arrays * static_cast<size_t>(spec.layout.size()) +
           static_cast<size_t>(cpml_aux_cells(spec))) *
          elem;
