@@ -61,7 +61,8 @@ struct NestedShape {
   static constexpr int kThreads = kTX * TY;
   static constexpr int RC = R / 2;
   // A box's first x is a multiple of 4 floats (16 bytes; tiles start at such an x, and rows
-  // are padded to 32 floats): the TMA faults on other starts (seen on an H200).
+  // are padded to 32 floats): on an H200 a box starting 2 floats off faulted (illegal
+  // instruction in the TMA load).
   // Ring boxes: u or w of a plane, the tile and RP >= R either side in x, R in y.
   static constexpr int kRP = round_up(R, 4);
   static constexpr int kW = kTX + 2 * kRP;
