@@ -377,9 +377,8 @@ void launch_tti_smem_nested_ty(const StepSpec& s, const UpdateArgs& a, const Exe
     cell[4] = a.cur[1];
   }
   const float* axes[3] = {a.medium[kAxisZ], a.medium[kAxisZ + 1], a.medium[kAxisZ + 2]};
-  for (const float* ptr :
-       {u, w, cell[0], cell[1], cell[2], cell[3], cell[4], axes[0], axes[1], axes[2],
-        static_cast<const float*>(a.next[0]), static_cast<const float*>(a.next[1])})
+  for (const float* ptr : {u, w, cell[0], cell[1], cell[2], cell[3], cell[4], axes[0], axes[1],
+                           axes[2]})  // what the TMA reads
     if (reinterpret_cast<uintptr_t>(ptr) % 16 != 0)
       throw std::invalid_argument("tti/smem_nested: arrays must be 16-byte aligned (TMA)");
   const int dev = ctx.device;
@@ -392,6 +391,8 @@ void launch_tti_smem_nested_ty(const StepSpec& s, const UpdateArgs& a, const Exe
   for (int k = 0; k < 5; ++k)
     m.cell[k] = cuda::tma_ring::tensor_map(dev, cell[k], s.layout, kTX, TY, kPromo);
   auto p = cuda::AnisoParams<R>::from(s);
+  // Tiles from begin rounded down to 4 (cuda::tile_grid rounds to 32: not yet run on a device
+  // with this kernel).
   const int x_base = s.begin[2] / 4 * 4;
   const int tiles_x = (s.end[2] - x_base + kTX - 1) / kTX;
   const int tiles_y = (s.end[1] - s.begin[1] + TY - 1) / TY;
@@ -424,8 +425,9 @@ std::string can_implement_tti_smem_nested(const StepSpec& s, int compute_capabil
   if (s.end[1] - s.begin[1] > 65535 * 8) return "more than 524280 rows";
   if (compute_capability < 90)
     return "needs compute capability 9.0 (cp.async.bulk.tensor, mbarrier transaction counts)";
-  if (s.layout.sy % 32 != 0) return "rows must be padded to 32 floats (TMA strides)";
-  return cuda::can_implement_aniso_naive(s, compute_capability);
+  std::string why = cuda::check_vector_layout(s);  // also makes TMA's strides 128-byte multiples
+  if (why.empty()) why = cuda::can_implement_aniso_naive(s, compute_capability);
+  return why;
 }
 
 }  // namespace
@@ -436,8 +438,9 @@ void register_tti_smem_nested(std::vector<KernelVariant>& t) {
     if constexpr (R % 2 == 0) {
       KernelVariant v = cuda::variant_entry(
           Physics::kTti, R, "smem_nested",
-          "TTI, nested operator: one z-marching pass, a ring of R + 1 planes with halos in "
-          "shared memory, the intermediates of the tile's cells and of RC around it computed "
+          "TTI, nested operator: one z-marching pass fed by TMA (a ring of R + 2 planes with "
+          "halos, the axis and the tile's medium and old levels, an iteration ahead on "
+          "mbarriers), the intermediates of the tile's cells and of RC around it computed "
           "once, g_z and the Laplacian's z column in register queues");
       v.min_compute_capability = 90;
       v.can_implement = &can_implement_tti_smem_nested;
