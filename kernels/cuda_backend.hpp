@@ -19,6 +19,8 @@
 
 namespace seisfd {
 
+struct KernelVariant;  // kernels/registry.hpp
+
 struct DeviceInfo {
   int id = 0;
   std::string name;
@@ -72,6 +74,10 @@ struct CudaEngineOptions {
   // Device memory the caller will add (its states beyond the first, traces): checked with the
   // engine's own before anything is allocated.
   size_t extra_bytes = 0;
+  // Not null: the engine runs this entry (named `variant`) instead of the registry's, for a tool
+  // that times and verifies a kernel compiled with another tuning policy (bench/sweep). It must
+  // outlive the engine.
+  const KernelVariant* entry = nullptr;
 };
 
 std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& medium, double dt,

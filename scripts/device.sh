@@ -31,7 +31,8 @@
 #              vti_layered and tti_salt, twice each, with their report numbers; RUNS_ONLY: a regex
 #              of the labels to run; RUNS_TTI_OPERATORS="nested": tti_salt and a 512^3 TTI run with
 #              that operator too
-#   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default all four)
+#   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default the four
+#              acoustic ones; smem_nested: the nested TTI operator's) at SWEEP_ORDERS (4 8 16)
 #   imaging    `seisfd bench --imaging` at 512^3 o8, acoustic, vti, tti (IMAGING_PHYSICS): the
 #              adjoint step alone, with the imaging fused (cross-correlation; all three images) and
 #              as separate passes; IMAGING_VARIANTS: --variants; with BASELINE, alternating twice
@@ -327,10 +328,9 @@ step_runs() {
       local runs=("512^3 o8 2000 steps|$cfg|--set time.duration=$dur" "quickstart|configs/quickstart.toml|"
                   "vti_layered|configs/vti_layered.toml|" "tti_salt|configs/tti_salt.toml|")
       # RUNS_TTI_OPERATORS="nested": tti_salt and the 512^3 grid's TTI run with that operator too
-      # (this tree only).
+      # (the baseline's too: a tree from before the operator existed fails those runs).
       local op
       for op in ${RUNS_TTI_OPERATORS:-}; do
-        [ $tree = new ] || continue
         runs+=("tti_salt $op|configs/tti_salt.toml|--set physics.tti_operator=\"$op\""
                "512^3 o8 tti $op, 1000 steps|$cfg|--set time.duration=$(python3 -c "print(${dt} * 1000)") --set physics.equation=\"tti\" --set physics.tti_operator=\"$op\" --set model.epsilon=0.2 --set model.delta=0.1 --set model.theta=30.0 --set model.phi=40.0")
       done
@@ -351,7 +351,7 @@ step_sweep() {
   build
   log "seisfd-sweep"
   for t in ${SWEEP:-smem_regqueue shfl_regqueue tma_ring cluster_dsmem}; do
-    for o in 4 8 16; do
+    for o in ${SWEEP_ORDERS:-4 8 16}; do
       timeout 120 $B/bench/sweep/seisfd-sweep --technique "$t" --order $o --size 512 2>&1 |
         tee -a "$S"
     done

@@ -68,6 +68,7 @@ VerifyResult verify_aniso_variant(const KernelVariant& v, const StepSpec& spec, 
   auto cpu = reference::make_cpu_engine(spec, m, dt, false, "reference");
   CudaEngineOptions o;
   o.variant = v.name;
+  o.entry = &v;  // v's launches (a sweep's policy), not only the registry's entry of that name
   auto gpu = make_cuda_engine(spec, m, dt, o);
   return compare_engines(*cpu, *gpu, spec, steps * 10, seed, tolerance);
 }

@@ -1,9 +1,11 @@
 // seisfd-sweep: times every policy of one technique's kernels (kernels/cuda/tuning.hpp) on the
 // bench cube, one line per configuration, so that a default there can be re-measured and
-// changed. The production library compiles only the defaults; the alternatives are compiled
-// here, each launched through a copy of the registry entry whose `forward` is the alternative
-// launch, and timed by the same cuda::time_update the registry's "auto" uses.
+// changed. The acoustic techniques, and tti smem_nested (the nested TTI operator). The production
+// library compiles only the defaults; the alternatives are compiled here, each launched through a
+// copy of the registry entry whose `forward` is the alternative launch, and timed by the same
+// cuda::time_update the registry's "auto" uses.
 //   seisfd-sweep --technique smem_regqueue --order 8 --size 512 [--steps 20 --repeats 7]
+//   seisfd-sweep --technique smem_nested --order 8
 #include <cuda_runtime.h>
 
 #include <CLI/CLI.hpp>
@@ -21,6 +23,7 @@
 #include "kernels/cuda/check.hpp"
 #include "kernels/cuda/register_helpers.hpp"
 #include "kernels/cuda/timing.hpp"
+#include "kernels/cuda/tti_smem_nested.cuh"
 #include "kernels/cuda/tuning.hpp"
 #include "kernels/registry.hpp"
 
@@ -73,6 +76,18 @@ Config cluster_dsmem(const char* label) {
   return compiled<P, tn::ClusterDsmemDefault<R>>(label, &cuda::cluster_dsmem::launch<R, P>);
 }
 
+template <int R, class P>
+Config tti_nested(const char* label) {
+  if constexpr (R % 2 != 0)
+    return {label, nullptr, "orders 4, 8, 12 and 16 only"};
+  else if constexpr (R > P::kMaxRadius)
+    return {label, nullptr, "3 blocks per SM cap the registers at 85: orders <= 8 only"};
+  else if constexpr (R * (P::kTileRows + 32) > 32 * P::kTileRows)
+    return {label, nullptr, "the halo tasks need more threads than the tile has"};
+  else
+    return compiled<P, tn::TtiNestedDefault<R>>(label, &cuda::tti_nested::launch<R, P, false>);
+}
+
 // The configurations of `technique` at radius R; the labels are those of bench/NOTES.md.
 template <int R>
 std::vector<Config> configs_at(const std::string& technique) {
@@ -106,9 +121,18 @@ std::vector<Config> configs_at(const std::string& technique) {
             cluster_dsmem<R, tn::ClusterDsmemC8>("c8"),
             cluster_dsmem<R, tn::ClusterDsmemC2St>("c2 st"),
             cluster_dsmem<R, tn::ClusterDsmemC4St>("c4 st")};
+  if (technique == "smem_nested")
+    return {tti_nested<R, tn::TtiNestedY8B2P1>("y8b2p1"),
+            tti_nested<R, tn::TtiNestedY8B2P2>("y8b2p2"),
+            tti_nested<R, tn::TtiNestedY8B3P2>("y8b3p2"),
+            tti_nested<R, tn::TtiNestedY16B1P1>("y16b1p1"),
+            tti_nested<R, tn::TtiNestedY16B1P2>("y16b1p2"),
+            tti_nested<R, tn::TtiNestedY8B2P2Q>("y8b2p2q"),
+            tti_nested<R, tn::TtiNestedY16B1P2Q>("y16b1p2q")};
   throw CLI::ValidationError("--technique", "'" + technique +
                                                 "' has no policies to sweep (smem_regqueue, "
-                                                "shfl_regqueue, tma_ring, cluster_dsmem)");
+                                                "shfl_regqueue, tma_ring, cluster_dsmem, "
+                                                "smem_nested)");
 }
 
 std::vector<Config> configs(const std::string& technique, int order) {
@@ -121,8 +145,7 @@ std::vector<Config> configs(const std::string& technique, int order) {
     found = true;
   });
   if (!found)
-    throw CLI::ValidationError("--order",
-                               "must be even, 2.." + std::to_string(2 * kMaxRadius));
+    throw CLI::ValidationError("--order", "must be even, 2.." + std::to_string(2 * kMaxRadius));
   return out;
 }
 
@@ -143,8 +166,16 @@ struct Options {
 
 int run(const Options& o) {
   const std::vector<Config> list = configs(o.technique, o.order);
-  const StepSpec spec = bench::make_cube_spec(o.size, o.sponge, o.order / 2);
-  const std::string name = "acoustic/o" + std::to_string(o.order) + "/" + o.technique;
+  // smem_nested: the nested TTI operator's kernels; the others acoustic.
+  const bool tti = o.technique == "smem_nested";
+  const auto cube = [&](int size, int sponge) {
+    StepSpec s = bench::make_cube_spec(size, sponge, o.order / 2);
+    if (tti) s.tti_operator = TtiOperator::kNested;
+    return s;
+  };
+  const StepSpec spec = cube(o.size, o.sponge);
+  const std::string name =
+      std::string(tti ? "tti" : "acoustic") + "/o" + std::to_string(o.order) + "/" + o.technique;
   const KernelVariant* base = find_variant(name);
   if (!base) {
     std::fprintf(stderr, "seisfd-sweep: %s is not in this build's registry\n", name.c_str());
@@ -178,8 +209,7 @@ int run(const Options& o) {
     v.forward = c.launch;
     try {
       // Verified against the CPU reference first, as `seisfd bench` does with the registry's.
-      const bench::VerifyResult ok = bench::verify_variant(
-          v, bench::make_cube_spec(37, 5, o.order / 2), 3, 7, kVerifyTolerance);
+      const bench::VerifyResult ok = bench::verify_variant(v, cube(37, 5), 3, 7, kVerifyTolerance);
       if (!ok.ok) {
         std::printf("%-16s verification failed, not timed: %s\n", label.c_str(),
                     ok.message.c_str());
@@ -205,7 +235,8 @@ int main(int argc, char** argv) {
   seisfd::sweep::Options o;
   CLI::App app{"Times every tuning policy of one kernel technique (kernels/cuda/tuning.hpp)"};
   app.add_option("--technique", o.technique,
-                 "smem_regqueue, shfl_regqueue, tma_ring or cluster_dsmem")
+                 "smem_regqueue, shfl_regqueue, tma_ring, cluster_dsmem (acoustic) or "
+                 "smem_nested (TTI, nested operator)")
       ->required();
   app.add_option("--order", o.order, "space order 2..16 (even)")->capture_default_str();
   app.add_option("--size", o.size, "interior cells per axis")

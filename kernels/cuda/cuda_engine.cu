@@ -606,7 +606,10 @@ std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& med
                        cuda_state_bytes(medium.physics, spec) + o.extra_bytes;
   const cuda::EngineSetup s =
       cuda::prepare_engine(spec, bytes, o.variant, medium.physics, o.device, o.compressible);
-  auto e = std::make_unique<CudaEngine>(spec, medium, dt, *s.choice.variant, o, s.compress,
+  if (o.entry && o.entry->name != s.choice.variant->name)
+    throw std::logic_error("cuda engine: the entry given is not the variant chosen");
+  const KernelVariant& variant = o.entry ? *o.entry : *s.choice.variant;
+  auto e = std::make_unique<CudaEngine>(spec, medium, dt, variant, o, s.compress,
                                         s.device.compute_capability);
   auto details = cuda::engine_details(s, e->compressed());
   if (medium.precision != ModelPrecision::kFp32)

@@ -142,4 +142,39 @@ using ClusterDsmemC4St = ClusterDsmemPolicy<4, false>;
 template <int R>
 using ClusterDsmemDefault = ClusterDsmemC2;
 
+// ---- tti smem_nested (kernels/cuda/tti_smem_nested.cuh) ------------------------------------
+// Tile 32 x TileRows; MinBlocks blocks per SM by launch bounds, and the shared-memory layout
+// made to fit them (the rings' power-of-two slot mask only where it leaves room); Producers: the
+// threads that issue an iteration's TMA group (1: thread 0, in a warp with halo tasks; 2: lane 0
+// of the last two warps, which carry none at orders 4-8, each issuing half of the group);
+// ZQueue: the own cell's z derivatives in stage A from register queues of the column's u and w
+// (else from the ring's planes in shared memory). Names: y<TileRows>b<MinBlocks>p<Producers>[q].
+template <int TileRows, int MinBlocks, int Producers, bool ZQueue = false>
+struct TtiNestedPolicy {
+  static_assert(Producers == 1 || Producers == 2, "one or two producer threads");
+  static constexpr int kTileRows = TileRows;
+  static constexpr int kMinBlocks = MinBlocks;
+  static constexpr int kProducers = Producers;
+  static constexpr bool kZQueue = ZQueue;
+  // 3 blocks of 256 threads cap the registers at 85: orders <= 8 only (order 12 takes 96).
+  static constexpr int kMaxRadius = TileRows * 32 * MinBlocks > 512 ? 4 : 8;
+};
+// H200, 2026-11-29, Gcells/s at orders 4 / 8 / 16 (512^3 + sponge 20; ceiling ~100; two sweeps
+// in two calls, the second's where they differ):
+using TtiNestedY8B2P1 = TtiNestedPolicy<8, 2, 1>;         // 60.0 / 51.4 /    -  (3a77cc7's kernel)
+using TtiNestedY8B2P2 = TtiNestedPolicy<8, 2, 2>;         // 60.8 / 53.9 /    -
+using TtiNestedY8B3P2 = TtiNestedPolicy<8, 3, 2>;         // 61.0 / 52.0 /    -  (o8: no slot mask)
+using TtiNestedY16B1P1 = TtiNestedPolicy<16, 1, 1>;       // 66.3 / 50.9 / 25.0
+using TtiNestedY16B1P2 = TtiNestedPolicy<16, 1, 2>;       // 66.0 / 52.2 / 25.3
+using TtiNestedY8B2P2Q = TtiNestedPolicy<8, 2, 2, true>;  // 60.8 / 54.2 /    -
+using TtiNestedY16B1P2Q = TtiNestedPolicy<16, 1, 2, true>;  // 65.2 / 52.8 / 27.4
+// Order 4: 32 x 16 (its 56 registers keep two 512-thread blocks a multiprocessor), z from the
+// ring; orders 8-12: 32 x 8, two blocks, z queues (order 12 not measured: it takes order 8's);
+// order 16: 32 x 16 (its halo tasks need the threads), z queues. Two producers everywhere
+// (orders 4 and 16 within noise of one).
+template <int R>
+using TtiNestedDefault =
+    std::conditional_t<(R <= 2), TtiNestedY16B1P2,
+                       std::conditional_t<(R <= 6), TtiNestedY8B2P2Q, TtiNestedY16B1P2Q>>;
+
 }  // namespace seisfd::cuda::tuning
