@@ -113,7 +113,7 @@ int too_thin(const Decomposition& d) {
 
 std::vector<int> gpu_x_tiles(Physics p) {
   // acoustic: smem_regqueue, tma_ring, cluster_dsmem 64, shfl_regqueue 128; VTI smem_regqueue
-  // 64; TTI smem_ring 32.
+  // 64; TTI smem_ring, smem_nested 32.
   switch (p) {
     case Physics::kAcoustic:
       return {64, 128};

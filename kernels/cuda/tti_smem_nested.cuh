@@ -127,7 +127,7 @@ struct Shape {
 
 struct Launch {
   int z_chunk;
-  int x_base;  // x of the first tile: begin[2] rounded down to a multiple of 4
+  int x_base;  // x of the first tile: begin[2] rounded down to a multiple of 32 (tile_grid)
 };
 
 // The TMA tensor maps a launch reads through: u and w (the ring), the axis components, and the
@@ -457,17 +457,15 @@ void launch(const StepSpec& s, const UpdateArgs& a, const ExecContext& ctx) {
   for (int k = 0; k < 5; ++k)
     m.cell[k] = tma_ring::tensor_map(dev, cell[k], s.layout, kTX, TY, kPromo);
   auto p = AnisoParams<R>::from(s);
-  // Tiles from begin rounded down to 4 (cuda::tile_grid rounds to 32: not yet run on a device
-  // with this kernel).
-  const int x_base = s.begin[2] / 4 * 4;
-  const int tiles_x = (s.end[2] - x_base + kTX - 1) / kTX;
-  const int tiles_y = (s.end[1] - s.begin[1] + TY - 1) / TY;
+  // Tiles on the rows' 32-cell segments, as the decomposition's cuts assume
+  // (solver/decomposition.cpp).
+  const TileGrid tg = tile_grid(s, kTX, TY);
   const int nzu = s.end[0] - s.begin[0];
   const void* kernel = reinterpret_cast<const void*>(&tti_nested_kernel<R, P, kT>);
   const int slots = resident_blocks(ctx.device, kernel, S::kThreads, S::kSmemBytes);
   // Each chunk loads 2 R planes and computes g on R planes beyond its own.
-  Launch launch{plan_z_chunk(tiles_x * tiles_y, nzu, slots, 1.0 * R), x_base};
-  const dim3 grid(tiles_x, tiles_y, (nzu + launch.z_chunk - 1) / launch.z_chunk);
+  Launch launch{plan_z_chunk(tg.tiles_x * tg.tiles_y, nzu, slots, 1.0 * R), tg.x_base};
+  const dim3 grid(tg.tiles_x, tg.tiles_y, (nzu + launch.z_chunk - 1) / launch.z_chunk);
   float* pn = a.next[0];
   float* qn = a.next[1];
   void* args[] = {&p, &m, &pn, &qn, &launch};
