@@ -22,6 +22,7 @@
 #include "kernels/huge_pages.hpp"
 #include "solver/backend.hpp"
 #include "solver/halo.hpp"
+#include "solver/text_format.hpp"
 #include "solver/linearized.hpp"
 #include "solver/model_ops.hpp"
 #include "solver/observed.hpp"
@@ -39,13 +40,6 @@ namespace seisfd {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string fmt(double v, int prec = 4) {
-  std::ostringstream os;
-  os.precision(prec);
-  os << v;
-  return os.str();
-}
 
 std::vector<float> to_float(const std::vector<double>& v) {
   std::vector<float> f = huge_vector<float>(v.size());
@@ -121,7 +115,7 @@ std::vector<StorageEstimate> estimates(const RunPlan& p, double device_budget,
 }
 
 std::string mib(double bytes) {
-  return fmt(bytes / 1048576.0, 5) + " MiB";
+  return significant(bytes / 1048576.0, 5) + " MiB";
 }
 
 // The image geometry of the physical grid (as snapshots.h5's).
@@ -155,7 +149,8 @@ std::string describe_migration(const RunPlan& p, Backend backend) {
   }
   for (const auto& o : opts)
     os << "            storage " << to_string(o.kind) << ": " << mib(o.device_bytes) << " device, "
-       << mib(o.host_bytes) << " host, " << fmt(o.propagations, 3) << " propagations per shot"
+       << mib(o.host_bytes) << " host, " << significant(o.propagations, 3)
+       << " propagations per shot"
        << (o.kind == StorageKind::kCheckpoint ? " (" + std::to_string(o.checkpoints) + " states)"
                                               : std::string())
        << "\n";

@@ -3,27 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <sstream>
 
 #include "io/error.hpp"
 #include "solver/config.hpp"
+#include "solver/plan.hpp"
+#include "solver/text_format.hpp"
 #include "solver/wavelet.hpp"
 
 namespace seisfd {
-namespace {
-
-std::string fmt(double v, int prec = 4) {
-  std::ostringstream os;
-  os.precision(prec);
-  os << v;
-  return os.str();
-}
-
-std::string point(const std::array<double, 3>& p) {
-  return "(" + fmt(p[0], 6) + ", " + fmt(p[1], 6) + ", " + fmt(p[2], 6) + ")";
-}
-
-}  // namespace
 
 // The readers' errors name the file and trace; they are the key's errors.
 template <class F>
@@ -76,8 +63,8 @@ void check_observed(const io::ShotData& d, const Shot& s, const RunPlan& p,
   for (int a = 0; a < 3; ++a)
     if (std::fabs(d.source[a] - s.source[a]) > 1e-3)
       throw ConfigError("migration.data",
-                        where + "source at " + point(d.source) + " but the survey has it at " +
-                            point(s.source) + data.missing(s.index, 0),
+                        where + "source at " + point_text(d.source) + " but the survey has it at " +
+                            point_text(s.source) + data.missing(s.index, 0),
                         p.config.source_path);
   if (d.receivers.size() != s.receivers.size())
     throw ConfigError("migration.data",
@@ -89,26 +76,26 @@ void check_observed(const io::ShotData& d, const Shot& s, const RunPlan& p,
       if (std::fabs(d.receivers[r][a] - s.receivers[r][a]) > 1e-3)
         throw ConfigError("migration.data",
                           data.where(s.index, static_cast<long>(r)) + "receiver at " +
-                              point(d.receivers[r]) + " but the config puts receiver " +
-                              std::to_string(r) + " at " + point(s.receivers[r]) +
+                              point_text(d.receivers[r]) + " but the config puts receiver " +
+                              std::to_string(r) + " at " + point_text(s.receivers[r]) +
                               data.missing(s.index, static_cast<long>(r)),
                           p.config.source_path);
   const double k = d.dt / p.dt;
   if (!(d.dt > 0) || std::fabs(k - std::round(k)) > 1e-6 * k || std::round(k) < 1)
     throw ConfigError("migration.data",
-                      where + "sample interval " + fmt(d.dt, 6) +
-                          " s is not a whole multiple of dt " + fmt(p.dt, 6) + " s",
+                      where + "sample interval " + significant(d.dt, 6) +
+                          " s is not a whole multiple of dt " + significant(p.dt, 6) + " s",
                       p.config.source_path);
   if (d.t0 != 0)
     throw ConfigError("migration.data",
-                      where + "first sample at t = " + fmt(d.t0, 6) +
+                      where + "first sample at t = " + significant(d.t0, 6) +
                           " s; seisfd migrates data that start at t = 0",
                       p.config.source_path);
   const int every = static_cast<int>(std::round(k));
   const int want = (p.nt - 1) / every + 1;
   if (d.nt != want)
     throw ConfigError("migration.data",
-                      where + std::to_string(d.nt) + " samples of " + fmt(d.dt, 6) +
+                      where + std::to_string(d.nt) + " samples of " + significant(d.dt, 6) +
                           " s, the config's duration needs " + std::to_string(want),
                       p.config.source_path);
 }

@@ -2,39 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 #include "io/segy.hpp"
 #include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/reference/cpu_engine.hpp"
 #include "solver/resources.hpp"
+#include "solver/text_format.hpp"
 #include "solver/wavelet.hpp"
 
 namespace seisfd {
 namespace {
-
-std::string fmt(double v, int prec = 4) {
-  std::ostringstream os;
-  os.precision(prec);
-  os << v;
-  return os.str();
-}
-
-// v with `prec` significant digits, rounded down: a limit printed this way can be copied into a
-// config and is accepted.
-std::string fmt_down(double v, int prec) {
-  if (!(v > 0) || !std::isfinite(v)) return fmt(v, prec);
-  const double unit = std::pow(10.0, std::floor(std::log10(v)) - (prec - 1));
-  double r = std::floor(v / unit) * unit;
-  for (int i = 0; i < 3 && std::stod(fmt(r, prec)) > v; ++i) r -= unit;
-  return fmt(r, prec);
-}
-
-bool cpu_backend(const RunConfig& c) {
-  return c.kernel.backend == Backend::kCpu ||
-         (c.kernel.backend == Backend::kAuto && cuda_device_count() == 0);
-}
 
 // Host memory of the model, the model over the layout and (on the cpu backend) the engine,
 // known from the config alone: checked before the model is built.
@@ -44,7 +22,7 @@ HostMemoryNeed grid_memory(const RunConfig& c, const SimGrid& g) {
   const double arrays = traits(ph).medium_arrays;
   m.model = double(c.grid.nx) * c.grid.ny * c.grid.nz * arrays * 4;
   m.medium = double(g.layout().size()) * arrays * 4;
-  if (cpu_backend(c)) {
+  if (runs_on_cpu(c)) {
     const int elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
     StepSpec s = make_step_spec(g, c.boundary, 1, 1, 1);
     s.tti_operator = c.physics.tti_operator;
@@ -61,7 +39,7 @@ void check_variant(const RunConfig& c) {
   const std::string& v = c.kernel.variant;
   if (v == "auto") return;
   const std::string shown = v.size() > 60 ? v.substr(0, 57) + "..." : v;
-  if (cpu_backend(c)) {
+  if (runs_on_cpu(c)) {
     try {
       cpu::resolve_cpu_variant(v, c.physics.equation, c.physics.order, c.physics.tti_operator);
     } catch (const std::invalid_argument& e) {
@@ -101,14 +79,9 @@ constexpr const char* kMemoryHint =
 
 }  // namespace
 
-std::string point_text(const Vec3& p) {
-  return "(" + fmt(p[0], 6) + ", " + fmt(p[1], 6) + ", " + fmt(p[2], 6) + ")";
-}
-
-std::string physical_domain_text(const SimGrid& g) {
-  const Vec3 lo = g.physical().origin, hi = g.physical_max();
-  return "x [" + fmt(lo[0], 6) + ", " + fmt(hi[0], 6) + "], y [" + fmt(lo[1], 6) + ", " +
-         fmt(hi[1], 6) + "], z [" + fmt(lo[2], 6) + ", " + fmt(hi[2], 6) + "] m";
+bool runs_on_cpu(const RunConfig& c) {
+  return c.kernel.backend == Backend::kCpu ||
+         (c.kernel.backend == Backend::kAuto && cuda_device_count() == 0);
 }
 
 double stability_limit(double vmax, int radius, const double h[3]) {
@@ -202,8 +175,9 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
   const double v_bound = p.model.vmax * std::sqrt(1.0 + 2.0 * std::max(0.0f, p.model.eps_max));
   p.dt_limit = stability_limit(v_bound, g.radius(), h);
   const std::string bound_text =
-      fmt(p.dt_limit) + " s for v_max " + fmt(p.model.vmax, 6) + " m/s" +
-      (aniso ? " x sqrt(1 + 2 eps_max), eps_max " + fmt(p.model.eps_max, 4) : std::string()) +
+      significant(p.dt_limit) + " s for v_max " + significant(p.model.vmax, 6) + " m/s" +
+      (aniso ? " x sqrt(1 + 2 eps_max), eps_max " + significant(p.model.eps_max, 4)
+             : std::string()) +
       " at order " + std::to_string(c.physics.order);
   p.dt_bound_text = bound_text;
   if (p.model.delta_clamped > 0)
@@ -212,9 +186,9 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
                          "pseudo-acoustic system is unstable otherwise)");
   if (!(p.dt_limit > 0))
     throw ConfigError("grid.spacing",
-                      "the stability limit for v_max " + fmt(p.model.vmax, 6) +
-                          " m/s and spacing " + fmt(std::min({h[0], h[1], h[2]}), 6) + " m is " +
-                          fmt(p.dt_limit) + " s: no time step is possible",
+                      "the stability limit for v_max " + significant(p.model.vmax, 6) +
+                          " m/s and spacing " + significant(std::min({h[0], h[1], h[2]}), 6) +
+                          " m is " + significant(p.dt_limit) + " s: no time step is possible",
                       src);
   if (c.time.dt) {
     p.dt = *c.time.dt;
@@ -222,9 +196,10 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
     // by how much a refused one is above it.
     if (p.dt > p.dt_limit * (1 + 1e-12))
       throw ConfigError("time.dt",
-                        fmt(p.dt, 9) + " s exceeds the stability limit " + fmt(p.dt_limit, 9) +
+                        significant(p.dt, 9) + " s exceeds the stability limit " +
+                            significant(p.dt_limit, 9) +
                             bound_text.substr(bound_text.find(" s for")) + " (at most " +
-                            fmt_down(p.dt_limit, 6) + " s)",
+                            significant_down(p.dt_limit, 6) + " s)",
                         src);
   } else {
     p.dt = c.time.courant * p.dt_limit;
@@ -232,27 +207,30 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
   // Counts are computed in floating point and range-checked before any integer holds them.
   const double steps = c.time.duration / p.dt;
   const std::string dt_why = c.time.dt ? std::string("time.dt")
-                                       : "the stability limit for v_max " + fmt(p.model.vmax, 6) +
-                                             " m/s and spacing " +
-                                             fmt(std::min({h[0], h[1], h[2]}), 6) + " m";
+                                       : "the stability limit for v_max " +
+                                             significant(p.model.vmax, 6) + " m/s and spacing " +
+                                             significant(std::min({h[0], h[1], h[2]}), 6) + " m";
   if (!(steps + 1 <= double(kMaxTimeSamples)))
     throw ConfigError("time.duration",
-                      fmt(c.time.duration, 6) + " s is " + fmt(steps, 3) + " time steps of " +
-                          fmt(p.dt, 6) + " s (dt from " + dt_why + "); at most " +
-                          std::to_string(kMaxTimeSamples - 1) + " steps are supported",
+                      significant(c.time.duration, 6) + " s is " + significant(steps, 3) +
+                          " time steps of " + significant(p.dt, 6) + " s (dt from " + dt_why +
+                          "); at most " + std::to_string(kMaxTimeSamples - 1) +
+                          " steps are supported",
                       src);
   if (c.output.sample_interval) {
     const double si = *c.output.sample_interval;
     if (si > c.time.duration)
-      throw ConfigError(
-          "output.sample_interval",
-          fmt(si, 6) + " s is longer than time.duration " + fmt(c.time.duration, 6) + " s", src);
+      throw ConfigError("output.sample_interval",
+                        significant(si, 6) + " s is longer than time.duration " +
+                            significant(c.time.duration, 6) + " s",
+                        src);
     if (c.time.dt) {
       const double k = si / p.dt;
       if (std::fabs(k - std::round(k)) > 1e-6 * k || std::round(k) < 1)
-        throw ConfigError("output.sample_interval",
-                          fmt(si) + " s is not a whole multiple of time.dt " + fmt(p.dt) + " s",
-                          src);
+        throw ConfigError(
+            "output.sample_interval",
+            significant(si) + " s is not a whole multiple of time.dt " + significant(p.dt) + " s",
+            src);
       p.out_every = static_cast<int>(std::round(k));
     } else {
       // Round dt down so the output sampling is a whole number of steps.
@@ -269,7 +247,7 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
     const int us = io::segy_interval_units(p.dt * p.out_every, 1e-6);
     if (us < 1 || us > io::kSegyMaxInterval)
       throw ConfigError(c.output.sample_interval ? "output.sample_interval" : "time.dt",
-                        "the gathers' sample interval " + fmt(p.dt * p.out_every) +
+                        "the gathers' sample interval " + significant(p.dt * p.out_every) +
                             " s is not a whole number of microseconds from 1 to " +
                             std::to_string(io::kSegyMaxInterval) +
                             ", as SEG-Y gathers (output.formats) need",
@@ -278,9 +256,9 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
   const double samples = std::floor(c.time.duration / p.dt + 1e-9) + 1;
   if (!(samples <= double(kMaxTimeSamples)))
     throw ConfigError("time.duration",
-                      fmt(c.time.duration, 6) + " s is " + fmt(samples, 3) + " samples of dt " +
-                          fmt(p.dt, 6) + " s; at most " + std::to_string(kMaxTimeSamples) +
-                          " are supported",
+                      significant(c.time.duration, 6) + " s is " + significant(samples, 3) +
+                          " samples of dt " + significant(p.dt, 6) + " s; at most " +
+                          std::to_string(kMaxTimeSamples) + " are supported",
                       src);
   p.nt = static_cast<int>(samples);
   if (segy_gathers && p.nt_out() > io::kSegyMaxSamples)
@@ -291,9 +269,10 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
                           std::to_string(io::kSegyMaxSamples) + " (raise output.sample_interval)",
                       src);
   if (p.nt < 2)
-    throw ConfigError(
-        "time.duration",
-        fmt(c.time.duration, 6) + " s is shorter than one time step " + fmt(p.dt, 6) + " s", src);
+    throw ConfigError("time.duration",
+                      significant(c.time.duration, 6) + " s is shorter than one time step " +
+                          significant(p.dt, 6) + " s",
+                      src);
   {
     // Before the wavelet, the receivers and their traces exist.
     HostMemoryNeed need = grid_memory(c, g);
@@ -317,9 +296,10 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
   const double hmax = std::max({h[0], h[1], h[2]});
   p.points_per_wavelength = p.fmax > 0 ? p.model.vmin / (p.fmax * hmax) : INFINITY;
   if (p.points_per_wavelength < 4.0)
-    p.warnings.push_back("only " + fmt(p.points_per_wavelength, 3) +
-                         " points per minimum wavelength (v_min " + fmt(p.model.vmin, 6) +
-                         " m/s, f_max " + fmt(p.fmax, 4) + " Hz, spacing " + fmt(hmax, 6) +
+    p.warnings.push_back("only " + significant(p.points_per_wavelength, 3) +
+                         " points per minimum wavelength (v_min " + significant(p.model.vmin, 6) +
+                         " m/s, f_max " + significant(p.fmax, 4) + " Hz, spacing " +
+                         significant(hmax, 6) +
                          " m); 4 or more are needed to keep numerical dispersion small");
 
   // Receivers.
@@ -349,16 +329,16 @@ RunPlan make_plan(const RunConfig& c, bool summary_only) {
   const double run_time = (p.nt - 1) * p.dt;
   const bool snapshots_fit = !sc.enabled || sc.interval <= run_time * (1 + 1e-9);
   if (!snapshots_fit)
-    p.warnings.push_back("output.snapshots.interval: " + fmt(sc.interval, 6) +
-                         " s is longer than the run (" + fmt(run_time, 6) +
+    p.warnings.push_back("output.snapshots.interval: " + significant(sc.interval, 6) +
+                         " s is longer than the run (" + significant(run_time, 6) +
                          " s): no snapshot is taken");
   if (sc.enabled && snapshots_fit) {
     SnapshotPlan& s = p.snapshots;
     s.enabled = true;
     if (sc.interval < 0.5 * p.dt)
       throw ConfigError("output.snapshots.interval",
-                        fmt(sc.interval, 6) + " s is shorter than the time step dt " +
-                            fmt(p.dt, 6) + " s (snapshots are taken at time steps)",
+                        significant(sc.interval, 6) + " s is shorter than the time step dt " +
+                            significant(p.dt, 6) + " s (snapshots are taken at time steps)",
                         src);
     s.every = std::max(1, static_cast<int>(std::lround(sc.interval / p.dt)));
     const int dec_zyx[3] = {sc.decimation[2], sc.decimation[1], sc.decimation[0]};
@@ -447,91 +427,6 @@ Medium layout_medium(const RunPlan& p, const Layout& l, const std::array<int, 3>
     m.phi = extend(p.model.phi);
   }
   return m;
-}
-
-std::string describe_plan(const RunPlan& p) {
-  const RunConfig& c = p.config;
-  const Layout& l = p.grid.layout();
-  std::ostringstream os;
-  os << "grid        " << c.grid.nx << " x " << c.grid.ny << " x " << c.grid.nz
-     << " physical cells (x, y, z), spacing " << c.grid.dx << ", " << c.grid.dy << ", " << c.grid.dz
-     << " m\n";
-  os << "            computational " << l.nx << " x " << l.ny << " x " << l.nz << " with absorbing "
-     << p.grid.width_hi(2) << " cells/face"
-     << (c.boundary.free_surface ? " (free surface on top)" : "") << " and halo " << p.grid.radius()
-     << ", " << fmt(double(l.cells()) / 1e6, 5) << " Mcells\n";
-  const BoundaryConfig& b = c.boundary;
-  os << "boundary    " << to_string(b.type);
-  if (b.type != BoundaryType::kNone)
-    os << ", " << b.width << " cells/face, target reflection " << fmt(b.reflection, 3);
-  if (p.spec.cpml_on())
-    os << ", d0 " << fmt(p.spec.cpml.d0[2], 4) << " 1/s (x), alpha_max "
-       << fmt(p.spec.cpml.alpha_max, 4) << " 1/s, power " << fmt(b.power, 3)
-       << "; auxiliary fields " << fmt(p.aux_bytes / 1048576.0, 5) << " MiB";
-  os << (b.free_surface ? "; free surface on top" : "") << "\n";
-  os << "model       " << to_string(c.model.type) << ", v " << p.model.vmin << " .. "
-     << p.model.vmax << " m/s\n";
-  os << "physics     " << to_string(c.physics.equation) << ", order " << c.physics.order
-     << (c.physics.equation == Physics::kTti
-             ? std::string(", operator ") + to_string(c.physics.tti_operator)
-             : std::string())
-     << "\n";
-  if (c.physics.equation != Physics::kAcoustic) {
-    const auto range = [](const ValueRange& r, double scale) {
-      return fmt(r.lo * scale, 4) + " .. " + fmt(r.hi * scale, 4);
-    };
-    os << "anisotropy  epsilon " << range(p.model.epsilon_range, 1) << ", delta "
-       << range(p.model.delta_range, 1);
-    if (c.physics.equation == Physics::kTti)
-      os << ", theta " << range(p.model.theta_range, 180 / M_PI) << " deg, phi "
-         << range(p.model.phi_range, 180 / M_PI) << " deg";
-    os << "; source injected into p and q, receivers record p\n";
-    os << "            coefficients stored " << to_string(c.kernel.model_precision)
-       << (c.kernel.model_precision == ModelPrecision::kFp32
-               ? "\n"
-               : " (16-bit codes decoded to fp32; every backend runs the rounded model)\n");
-  }
-  os << "time        dt " << fmt(p.dt, 6) << " s (stability limit " << fmt_down(p.dt_limit, 6)
-     << " s, ratio " << fmt(p.dt / p.dt_limit, 3) << "), " << p.nt << " samples to "
-     << fmt((p.nt - 1) * p.dt, 6) << " s\n";
-  if (c.physics.equation != Physics::kAcoustic)
-    os << "            stability limit " << p.dt_bound_text << "\n";
-  os << "wavelet     " << to_string(c.source.wavelet) << ", f_max " << fmt(p.fmax, 4) << " Hz, "
-     << fmt(p.points_per_wavelength, 3) << " points per minimum wavelength\n";
-  const bool shots = c.shots.present;
-  const bool moving = shots && c.shots.receivers == ReceiverMode::kMoving;
-  os << "source      " << (shots ? std::string("at each shot") : point_text(c.source.position))
-     << ", " << to_string(c.source.injection) << " injection\n";
-  size_t rmin = 0, rmax = 0;
-  for (size_t k = 0; k < p.survey.shots.size(); ++k) {
-    const size_t n = p.survey.shots[k].receivers.size();
-    rmin = k == 0 ? n : std::min(rmin, n);
-    rmax = std::max(rmax, n);
-  }
-  os << "shots       " << p.survey.shots.size() << " (layout "
-     << (shots ? to_string(c.shots.layout) : "source.position") << ", receivers "
-     << (moving ? "moving" : "fixed") << "), " << p.receivers.size() << " receivers per shot ("
-     << rmin << ".." << rmax << ")\n";
-  os << "receivers   " << p.receivers.size() << (moving ? " offsets from each shot" : "")
-     << ", recorded every " << fmt(p.out_every * p.dt, 6) << " s (" << p.nt_out() << " samples)\n";
-  if (p.snapshots.enabled)
-    os << "snapshots   every " << p.snapshots.every << " steps, " << p.snapshots.geometry.nx
-       << " x " << p.snapshots.geometry.ny << " x " << p.snapshots.geometry.nz << " samples\n";
-  std::string avail_what;
-  const uint64_t avail = host_memory_available(&avail_what);
-  os << "memory      " << fmt(p.device_bytes / 1048576.0, 5) << " MiB per device, "
-     << fmt(p.host_bytes / 1048576.0, 5) << " MiB on the host ("
-     << (cpu_backend(c) ? "cpu backend: " : "") << p.host_need.text() << ")";
-  if (!avail_what.empty()) os << " of " << bytes_text(double(avail)) << " available";
-  os << "\n";
-  std::string disk_where;
-  const double disk = disk_free(c.output.directory, &disk_where);
-  os << "disk        " << bytes_text(p.disk_need.total()) << " of outputs (" << p.disk_need.text()
-     << ")";
-  if (disk >= 0) os << ", " << bytes_text(disk) << " free in '" << disk_where << "'";
-  os << (disk >= 0 && p.disk_need.total() > disk ? " (DOES NOT FIT)" : "") << "\n";
-  for (const auto& w : p.warnings) os << "warning     " << w << "\n";
-  return os.str();
 }
 
 }  // namespace seisfd
