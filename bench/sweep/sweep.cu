@@ -78,14 +78,14 @@ Config cluster_dsmem(const char* label) {
 
 template <int R, class P>
 Config tti_nested(const char* label) {
-  if constexpr (R % 2 != 0)
+  if constexpr (cuda::tti_nested::kFits<R, P>)
+    return compiled<P, tn::TtiNestedDefault<R>>(label, &cuda::tti_nested::launch<R, P, false>);
+  else if constexpr (R % 2 != 0)
     return {label, nullptr, "orders 4, 8, 12 and 16 only"};
-  else if constexpr (R > P::kMaxRadius)
-    return {label, nullptr, "3 blocks per SM cap the registers at 85: orders <= 8 only"};
-  else if constexpr (R * (P::kTileRows + 32) > 32 * P::kTileRows)
+  else if constexpr (!cuda::tti_nested::kHaloFits<R, P>)
     return {label, nullptr, "the halo tasks need more threads than the tile has"};
   else
-    return compiled<P, tn::TtiNestedDefault<R>>(label, &cuda::tti_nested::launch<R, P, false>);
+    return {label, nullptr, "3 blocks per SM cap the registers at 85: orders <= 8 only"};
 }
 
 // The configurations of `technique` at radius R; the labels are those of bench/NOTES.md.

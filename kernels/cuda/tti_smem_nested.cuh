@@ -55,6 +55,14 @@ constexpr int round_up(int n, int a) {
   return (n + a - 1) / a * a;
 }
 
+// Whether the kernel compiles for radius R with policy P: R even (the first derivatives have
+// R / 2 pairs), at most P's radius (its registers), and one halo task a thread at most (2 RC
+// (32 + TY) halo cells for 32 TY threads). bench/sweep asks before it instantiates a policy.
+template <int R, class P>
+inline constexpr bool kHaloFits = R*(kTX + P::kTileRows) <= kTX* P::kTileRows;
+template <int R, class P>
+inline constexpr bool kFits = R % 2 == 0 && R <= P::kMaxRadius&& kHaloFits<R, P>;
+
 // A 32 x TY tile (a thread a column) and the shared-memory layout of its block, in floats
 // (every box 128-byte aligned, as the TMA writes it).
 template <int R, class P>
@@ -116,7 +124,7 @@ struct Shape {
   static constexpr unsigned kWarmBytes = 4u * R * 2 * kPlane;
   static constexpr int kHaloX = 2 * RC * kTY;  // g_x tasks
   static constexpr int kHaloY = 2 * RC * kTX;  // g_y tasks
-  static_assert(kHaloX + kHaloY <= kThreads, "one halo task a thread at most");
+  static_assert(kHaloFits<R, P> && kHaloX + kHaloY <= kThreads, "one halo task a thread at most");
   static_assert(kW % 4 == 0 && kNW % 4 == 0, "TMA box rows are multiples of 16 bytes");
   static_assert(kSmemBytes == size_t{4} * kBarOff + 3 * 8, "the offsets are the layout's");
   static_assert(kSmemBytes <= 232448, "a block's shared memory on Hopper");
