@@ -8,10 +8,14 @@
 
 namespace seisfd {
 
+Backend auto_backend(Backend b) {
+  if (b != Backend::kAuto) return b;
+  return cuda_device_count() == 0 ? Backend::kCpu : Backend::kCuda;
+}
+
 Backend resolve_backend(const RunConfig& c, Backend requested) {
-  Backend b = requested != Backend::kAuto ? requested : c.kernel.backend;
+  const Backend b = auto_backend(requested != Backend::kAuto ? requested : c.kernel.backend);
   const int devices = cuda_device_count();
-  if (b == Backend::kAuto) b = devices == 0 ? Backend::kCpu : Backend::kCuda;
   if (b == Backend::kCuda) {
     if (c.kernel.precision == Precision::kFp64)
       throw ConfigError("kernel.precision", "fp64 runs only on the cpu backend", c.source_path);

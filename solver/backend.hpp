@@ -15,6 +15,10 @@ struct EngineChoice {
   std::unique_ptr<Engine> engine;
 };
 
+// kernel.backend `b` with "auto" resolved as every run resolves it: cuda where a CUDA device is
+// found, else the CPU. No checks (resolve_backend makes them).
+Backend auto_backend(Backend b);
+
 // The backend a run of `c` uses (`requested` as make_engine takes it), after the checks that
 // need no engine: ConfigError for fp64 on the GPU and for cuda without a device or without a
 // CUDA build. `seisfd check` refuses what `seisfd run` would.

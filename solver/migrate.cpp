@@ -22,7 +22,6 @@
 #include "kernels/huge_pages.hpp"
 #include "solver/backend.hpp"
 #include "solver/halo.hpp"
-#include "solver/text_format.hpp"
 #include "solver/linearized.hpp"
 #include "solver/model_ops.hpp"
 #include "solver/observed.hpp"
@@ -35,6 +34,7 @@
 #include "solver/survey.hpp"
 #include "solver/time_loop.hpp"
 #include "solver/wavelet.hpp"
+#include "solver/text_format.hpp"
 
 namespace seisfd {
 namespace {

@@ -7,6 +7,7 @@
 #include "kernels/cpu/cpu_variants.hpp"
 #include "kernels/cuda_backend.hpp"
 #include "kernels/reference/cpu_engine.hpp"
+#include "solver/backend.hpp"
 #include "solver/resources.hpp"
 #include "solver/text_format.hpp"
 #include "solver/wavelet.hpp"
@@ -22,7 +23,7 @@ HostMemoryNeed grid_memory(const RunConfig& c, const SimGrid& g) {
   const double arrays = traits(ph).medium_arrays;
   m.model = double(c.grid.nx) * c.grid.ny * c.grid.nz * arrays * 4;
   m.medium = double(g.layout().size()) * arrays * 4;
-  if (runs_on_cpu(c)) {
+  if (auto_backend(c.kernel.backend) == Backend::kCpu) {
     const int elem = c.kernel.precision == Precision::kFp64 ? 8 : 4;
     StepSpec s = make_step_spec(g, c.boundary, 1, 1, 1);
     s.tti_operator = c.physics.tti_operator;
@@ -39,7 +40,7 @@ void check_variant(const RunConfig& c) {
   const std::string& v = c.kernel.variant;
   if (v == "auto") return;
   const std::string shown = v.size() > 60 ? v.substr(0, 57) + "..." : v;
-  if (runs_on_cpu(c)) {
+  if (auto_backend(c.kernel.backend) == Backend::kCpu) {
     try {
       cpu::resolve_cpu_variant(v, c.physics.equation, c.physics.order, c.physics.tti_operator);
     } catch (const std::invalid_argument& e) {
@@ -78,11 +79,6 @@ constexpr const char* kMemoryHint =
     "the estimate)";
 
 }  // namespace
-
-bool runs_on_cpu(const RunConfig& c) {
-  return c.kernel.backend == Backend::kCpu ||
-         (c.kernel.backend == Backend::kAuto && cuda_device_count() == 0);
-}
 
 double stability_limit(double vmax, int radius, const double h[3]) {
   // In units of the smallest spacing, so that tiny or huge spacings neither under- nor overflow.

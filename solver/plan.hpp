@@ -79,8 +79,6 @@ Medium layout_medium(const RunPlan& p);
 // (Subdomain::layout_lo), without building the whole grid's.
 Medium layout_medium(const RunPlan& p, const Layout& l, const std::array<int, 3>& at);
 std::string describe_plan(const RunPlan& p);  // multi-line text for `seisfd check`
-// Whether a run of `c` computes on the CPU backend (asked for, or auto without a GPU).
-bool runs_on_cpu(const RunConfig& c);
 
 std::vector<Vec3> receiver_positions(const ReceiverConfig& r, bool present,
                                      const std::string& source_path);

@@ -3,6 +3,7 @@
 #include <sstream>
 #include <string>
 
+#include "solver/backend.hpp"
 #include "solver/plan.hpp"
 #include "solver/text_format.hpp"
 
@@ -93,7 +94,8 @@ std::string describe_plan(const RunPlan& p) {
   const uint64_t avail = host_memory_available(&avail_what);
   os << "memory      " << significant(p.device_bytes / 1048576.0, 5) << " MiB per device, "
      << significant(p.host_bytes / 1048576.0, 5) << " MiB on the host ("
-     << (runs_on_cpu(c) ? "cpu backend: " : "") << p.host_need.text() << ")";
+     << (auto_backend(c.kernel.backend) == Backend::kCpu ? "cpu backend: " : "")
+     << p.host_need.text() << ")";
   if (!avail_what.empty()) os << " of " << bytes_text(double(avail)) << " available";
   os << "\n";
   std::string disk_where;
