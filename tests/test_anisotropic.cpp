@@ -7,13 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <functional>
 #include <random>
 
 #include "kernels/reference/cpu_engine.hpp"
-#include "io/model_file.hpp"
-#include "solver/backend.hpp"
 #include "kernels/propagation.hpp"
 #include "solver/plan.hpp"
 #include "solver/wavelet.hpp"

@@ -7,23 +7,29 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
-#include <random>
 
 #include "io/model_file.hpp"
 #include "kernels/propagation.hpp"
 #include "kernels/reference/cpu_engine.hpp"
 #include "solver/backend.hpp"
 #include "solver/plan.hpp"
-#include "solver/wavelet.hpp"
-#include "tests/aniso_support.hpp"
 #include "tests/support.hpp"
-#include "tests/tolerances.hpp"
 
 namespace seisfd {
 namespace {
 
 constexpr double kDeg = M_PI / 180.0;
+
+// The plan's source through its whole run on the CPU backend: the diagnostics at the end.
+Diagnostics run_on_cpu(const RunPlan& p) {
+  auto choice = make_engine(p, Backend::kCpu);
+  const auto S = make_points(p.grid, p.spec, {p.config.source.position}, PointInterp::kSinc,
+                             PointRole::kSource);
+  Propagation prop(*choice.engine);
+  prop.set_injection(S, p.wavelet, p.nt);
+  prop.steps(0, p.nt - 1);
+  return prop.diagnostics();
+}
 
 // Config: the new keys, their errors (one line naming key and file line), the dt bound, and
 // the documented delta > eps behaviour (clamped to eps, the count reported).
@@ -144,13 +150,7 @@ TEST(AnisoConfig, DtBoundAndDeltaAboveEpsilonClamped) {
   EXPECT_TRUE(warned) << text;
   for (size_t i = 0; i < p.model.delta.size(); ++i) ASSERT_LE(p.model.delta[i], p.model.epsilon[i]);
   // The clamped model runs (stays finite and non-zero) through the engine factory.
-  auto choice = make_engine(p, Backend::kCpu);
-  const auto S = make_points(p.grid, p.spec, {p.config.source.position}, PointInterp::kSinc,
-                             PointRole::kSource);
-  Propagation prop(*choice.engine);
-  prop.set_injection(S, p.wavelet, p.nt);
-  prop.steps(0, p.nt - 1);
-  const Diagnostics d = prop.diagnostics();
+  const Diagnostics d = run_on_cpu(p);
   EXPECT_EQ(d.nonfinite, 0);
   EXPECT_GT(d.max_abs, 0.0);
   // Without the clamp the engines refuse the model, naming the count.
@@ -199,13 +199,7 @@ TEST(AnisoConfig, ShippedConfigsRun) {
   for (const char* name : {"vti_layered", "tti_salt"}) {
     const std::string path = std::string(SEISFD_SOURCE_DIR) + "/configs/" + name + ".toml";
     const RunPlan p = make_plan(load_config(path, {"time.duration=0.004"}));
-    auto choice = make_engine(p, Backend::kCpu);
-    const auto S = make_points(p.grid, p.spec, {p.config.source.position}, PointInterp::kSinc,
-                               PointRole::kSource);
-    Propagation prop(*choice.engine);
-    prop.set_injection(S, p.wavelet, p.nt);
-    prop.steps(0, p.nt - 1);
-    const Diagnostics d = prop.diagnostics();
+    const Diagnostics d = run_on_cpu(p);
     std::printf("[configs] %s: %d steps, max|p| %.3e\n", name, p.nt - 1, d.max_abs);
     EXPECT_EQ(d.nonfinite, 0) << name;
     EXPECT_GT(d.max_abs, 0.0) << name;
