@@ -30,7 +30,8 @@
 #   runs       whole runs: 2000 steps of configs/bench_512_o8.toml and the shipped quickstart,
 #              vti_layered and tti_salt, twice each, with their report numbers; RUNS_ONLY: a regex
 #              of the labels to run; RUNS_TTI_OPERATORS="nested": tti_salt and a 512^3 TTI run with
-#              that operator too
+#              that operator too; RUNS_EXTRA: further runs ("label|config|--set ...", ';'
+#              between them); RUNS_REPEATS (2): rounds
 #   sweep      seisfd-sweep over the tuning policies of SWEEP (techniques, default the four
 #              acoustic ones; smem_nested: the nested TTI operator's) at SWEEP_ORDERS (4 8 16)
 #   imaging    `seisfd bench --imaging` at 512^3 o8, acoustic, vti, tti (IMAGING_PHYSICS): the
@@ -72,7 +73,10 @@
 #              first `nvidia-smi topo -m` and `seisfd bench --peer` (each pair's bandwidth);
 #              with BASELINE, each point of SCALING_BASELINE_PHYSICS (acoustic) also with the
 #              baseline's binary right after (the CSV's tree column); SCALING_WEAK_AXIS (x, y
-#              or z): the axis weak runs grow along
+#              or z; a list runs each): the axis weak runs grow along; SCALING_DECOMP ("auto"):
+#              the decompositions of several ranks, "auto" or the axis all ranks are cut along;
+#              SCALING_TTI_OPERATORS ("narrow"; e.g. "narrow nested"); a CSV from an earlier
+#              scaling step of the same invocation is appended to
 #   shots      shot-parallel modelling and migration of configs/rtm_salt.toml (SHOTS_EQ, acoustic):
 #              1 shot on 1 GPU, then as many shots as GPUs, one shot group a GPU; wall seconds,
 #              rank 0's own seconds (report.json), mpirun's start-up and the per-GPU efficiency
@@ -306,7 +310,8 @@ label, path = sys.argv[1:]
 try:
     r = json.load(open(path)); p = r["performance"]; b = r["backend"]
     print(f"{label:40s} {b['kernel']:30s} {p['steps']:5d} steps {p['seconds']:7.3f} s "
-          f"{p['gcells_per_s']:7.2f} Gcells/s | {b.get('variant_choice', '')[:60]}")
+          f"{p['gcells_per_s']:7.2f} Gcells/s | {b.get('variant_choice', '')[:60]} "
+          f"| {b.get('compressible', '')} {b.get('device_memory', '')}")
 except Exception as e:
     print(f"{label} no report: {e}")
 PY
@@ -321,7 +326,7 @@ step_runs() {
   dur=$(python3 -c "print(${dt} * 2000)")
   local trees="new"
   [ -n "${BASELINE:-}" ] && trees="baseline new"
-  for rep in 1 2; do
+  for rep in $(seq 1 ${RUNS_REPEATS:-2}); do
     for tree in $trees; do
       local bin=$B/app/seisfd
       [ $tree = baseline ] && bin=build/baseline/app/seisfd
@@ -334,7 +339,12 @@ step_runs() {
         runs+=("tti_salt $op|configs/tti_salt.toml|--set physics.tti_operator=\"$op\""
                "512^3 o8 tti $op, 1000 steps|$cfg|--set time.duration=$(python3 -c "print(${dt} * 1000)") --set physics.equation=\"tti\" --set physics.tti_operator=\"$op\" --set model.epsilon=0.2 --set model.delta=0.1 --set model.theta=30.0 --set model.phi=40.0")
       done
+      # RUNS_EXTRA: further runs, "label|config|--set ...", ';' between them
+      local more
+      IFS=';' read -ra more <<< "${RUNS_EXTRA:-}"
+      runs+=("${more[@]}")
       for c in "${runs[@]}"; do
+        [ -n "$c" ] || continue
         IFS='|' read -r label file extra <<< "$c"
         [ -n "${RUNS_ONLY:-}" ] && [[ ! "$label" =~ $RUNS_ONLY ]] && continue
         local d=/tmp/run_$tree
@@ -648,33 +658,60 @@ step_scaling() {
   nvidia-smi topo -m 2>&1 | tee -a "$S" "$OUT/results/topo.txt"
   [ "$ngpu" -gt 1 ] && $B/app/seisfd bench --peer --out "$OUT/results" 2>&1 | tee -a "$S"
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  echo "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,decomposition,overlap,requested,exchange_wait_seconds,tree" > "$csv"
+  # A CSV already there (an earlier scaling step of this invocation) is appended to.
+  [ -f "$csv" ] || echo "physics,kind,ranks,nz,ny,nx,steps,seconds,gcells_per_s,exchange,exchange_seconds,decomposition,overlap,requested,exchange_wait_seconds,tree" > "$csv"
   local tti=(--set physics.equation=\"tti\" --set model.epsilon=0.2 --set model.delta=0.1
              --set model.theta=30.0 --set model.phi=20.0)
-  for eq in ${SCALING_PHYSICS:-acoustic tti}; do
+  # SCALING_TTI_OPERATORS (narrow): TTI once per physics.tti_operator, "tti-nested" in the CSV's
+  # physics column for the nested one.
+  local eqs=() e o
+  for e in ${SCALING_PHYSICS:-acoustic tti}; do
+    if [ $e = tti ]; then
+      for o in ${SCALING_TTI_OPERATORS:-narrow}; do
+        [ $o = narrow ] && eqs+=(tti) || eqs+=(tti-$o)
+      done
+    else
+      eqs+=($e)
+    fi
+  done
+  for eq in "${eqs[@]}"; do
     for kind in ${SCALING_KINDS:-weak strong}; do
+      # SCALING_WEAK_AXIS (x; a list runs each): the axis a weak run's grid grows along (x cuts
+      # the ranks along x, whose interiors the CUDA engine does not split; z keeps the cuts
+      # contiguous and split). Strong runs take one pass.
+      local axes=${SCALING_WEAK_AXIS:-x}
+      [ $kind = strong ] && axes=-
+      for ax in $axes; do
       for n in 1 2 4 8; do
         [ $n -le "$ngpu" ] || break
-        local overlaps=true exchanges=auto
-        [ $n -gt 1 ] && overlaps=${SCALING_OVERLAP:-true} && exchanges=${SCALING_EXCHANGE:-auto}
+        # SCALING_DECOMP (auto): the decompositions of runs of several ranks, each "auto" or an
+        # axis (z, y, x) that all the ranks are cut along.
+        local overlaps=true exchanges=auto decomps=auto
+        [ $n -gt 1 ] && overlaps=${SCALING_OVERLAP:-true} && exchanges=${SCALING_EXCHANGE:-auto} &&
+          decomps=${SCALING_DECOMP:-auto}
+        for dc in $decomps; do
         for ov in $overlaps; do
         for ex in $exchanges; do
         for rep in $(seq 1 ${SCALING_REPEATS:-1}); do
         local nz=512 ny=512 nx=512
-        # SCALING_WEAK_AXIS (x): the axis a weak run's grid grows along (x cuts the ranks along x,
-        # whose interiors the CUDA engine does not split; z keeps the cuts contiguous and split).
         if [ $kind = weak ]; then
-          case ${SCALING_WEAK_AXIS:-x} in
+          case $ax in
             z) nz=$((512 * n)) ;;
             y) ny=$((512 * n)) ;;
             *) nx=$((512 * n)) ;;
           esac
         fi
         if [ $kind = strong ]; then
-          if [ $eq = tti ]; then nz=768; ny=768; nx=768; else nx=1024; fi
+          if [[ $eq == tti* ]]; then nz=768; ny=768; nx=768; else nx=1024; fi
         fi
         local extra=(--set grid.nx=$nx --set grid.ny=$ny --set grid.nz=$nz)
-        [ $eq = tti ] && extra+=("${tti[@]}")
+        [[ $eq == tti* ]] && extra+=("${tti[@]}")
+        [[ $eq == tti-* ]] && extra+=(--set "physics.tti_operator=\"${eq#tti-}\"")
+        case $dc in
+          z) extra+=(--set "parallel.decomposition=[$n,1,1]") ;;
+          y) extra+=(--set "parallel.decomposition=[1,$n,1]") ;;
+          x) extra+=(--set "parallel.decomposition=[1,1,$n]") ;;
+        esac
         local dt dur d=/tmp/scaling_${eq}_${kind}_${n}
         dt=$($B/app/seisfd check $cfg "${extra[@]}" 2>/dev/null | sed -n 's/^time *dt \([0-9.e-]*\) s.*/\1/p')
         dur=$(python3 -c "print(${dt} * ${SCALING_STEPS:-200})")
@@ -710,6 +747,8 @@ PY
         done
         done
         done
+        done
+      done
       done
     done
   done
