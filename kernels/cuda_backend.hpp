@@ -84,11 +84,12 @@ std::unique_ptr<Engine> make_cuda_engine(const StepSpec& spec, const Medium& med
                                          const CudaEngineOptions& options = {});
 
 // Resolves kernel.variant `variant` for engines of `spec` on `device` now ("auto": measures the
-// candidates, or reads the cache) and keeps the choice: the engines this process makes for that
-// spec and device later take it as it is. Ranks sharing a GPU call it in turn, so that no rank
-// times the candidates while another's kernels run. Does nothing in a build without CUDA.
+// candidates, or reads the cache), and kernel.compressible `compressible` ("auto": measures the
+// variant in compressible and plain memory), and keeps the choices: the engines this process
+// makes for that spec and device later take them as they are. Ranks sharing a GPU call it in
+// turn, so that no rank times while another's kernels run. Does nothing in a build without CUDA.
 void cuda_choose_variant_ahead(const std::string& variant, Physics physics, const StepSpec& spec,
-                               int device);
+                               int device, Compressible compressible);
 
 // The device halo exchanges of a decomposed run on CUDA engines (docs/parallel.md). Each packs
 // the faces a rank shares with its neighbours into contiguous device buffers and unpacks the

@@ -25,7 +25,7 @@ std::unique_ptr<Engine> make_cuda_engine(const StepSpec&, const Medium&, double,
                                          const CudaEngineOptions&) {
   throw std::runtime_error("backend cuda: this seisfd was built without CUDA (SEISFD_CUDA=OFF)");
 }
-void cuda_choose_variant_ahead(const std::string&, Physics, const StepSpec&, int) {}
+void cuda_choose_variant_ahead(const std::string&, Physics, const StepSpec&, int, Compressible) {}
 std::unique_ptr<HaloExchange> make_cuda_peer_exchange(Engine&, const HaloLink&) {
   throw std::runtime_error("parallel.exchange = \"peer\": this seisfd was built without CUDA");
 }

@@ -101,14 +101,16 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   // Ranks sharing a GPU choose their kernel variants in turn: "auto" times the candidates on the
   // device, and a neighbour's kernels running meanwhile would decide for it (a rank of two on
   // one H100 once measured the naive variant fastest while its neighbour waited for it). The
-  // engines made later take the choice made here.
-  if (resolved == Backend::kCuda && c.kernel.variant == "auto") {
+  // engines made later take the choice made here; so does kernel.compressible = "auto", which
+  // times the chosen variant with compressible and plain arrays.
+  if (resolved == Backend::kCuda &&
+      (c.kernel.variant == "auto" || c.kernel.compressible == Compressible::kAuto)) {
     const int devices = cuda_device_count();
     if (devices > 0 && node.size() > devices)
       for (int turn = 0; turn < (node.size() + devices - 1) / devices; ++turn) {
         if (node.rank() / devices == turn)
           cuda_choose_variant_ahead(c.kernel.variant, c.physics.equation, r.domain.spec,
-                                    r.domain.device % devices);
+                                    r.domain.device % devices, c.kernel.compressible);
         node.barrier();
       }
   }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "kernels/cuda/buffer.hpp"
+#include "kernels/cuda/compressible.hpp"
 #include "kernels/cuda/device_guard.hpp"
 #include "kernels/cuda/timing.hpp"
 #include "kernels/cuda_backend.hpp"
@@ -200,7 +201,70 @@ VariantChoice choose(const std::string& requested, Physics physics, int order, c
   return kept(c);
 }
 
+// Compression choices by cache key and device (choose_compression with `keep`).
+std::map<std::pair<std::string, int>, CompressionChoice>& compression_ahead() {
+  static std::map<std::pair<std::string, int>, CompressionChoice> m;
+  return m;
+}
+
+std::string compression_text(const std::string& how, double compressed, double plain) {
+  char v[96];
+  std::snprintf(v, sizeof v, ": compressed %.1f, plain %.1f Gcells/s", compressed, plain);
+  return how + v;
+}
+
 }  // namespace
+
+CompressionChoice choose_compression(const KernelVariant& variant, const StepSpec& spec, int device,
+                                     const std::string& device_name, bool keep) {
+  CompressionChoice c;
+  if (const char* e = std::getenv("SEISFD_AUTOTUNE"); e && std::string(e) == "0") {
+    c.how = "unmeasured (SEISFD_AUTOTUNE=0)";
+    return c;
+  }
+  const std::string key =
+      "compressible\t" + cache_key(device_name, variant.physics, variant.order, spec, {&variant});
+  {
+    const std::lock_guard<std::mutex> lock(ahead_mutex);
+    const auto it = compression_ahead().find({key, device});
+    if (it != compression_ahead().end()) return it->second;
+  }
+  const auto decide = [&](const std::string& how, double compressed, double plain) {
+    c.compress = compressed >= 0.98 * plain;
+    c.how = compression_text(how, compressed, plain);
+    if (keep) {
+      const std::lock_guard<std::mutex> lock(ahead_mutex);
+      compression_ahead()[{key, device}] = c;
+    }
+    return c;
+  };
+  const std::string path = cache_path();
+  if (!path.empty()) {
+    const auto cached = read_cache(path, key);
+    if (cached.size() == 2 && cached[0].first == "compressed" && cached[1].first == "plain")
+      return decide("cached (" + path + ")", cached[0].second, cached[1].second);
+  }
+  const double cells = static_cast<double>(spec.layout.cells());
+  const int steps = static_cast<int>(std::clamp(2e9 / cells, 10.0, 200.0));
+  const DeviceGuard guard(device);
+  const Stream stream;
+  const ExecContext ctx{device, stream.get()};
+  double g[2] = {0, 0};  // compressed, plain
+  for (int k = 0; k < 2; ++k) {
+    UpdateTimingOptions o;
+    o.compressible = k == 0;
+    double ms = 0;
+    for (const bool zero : {false, true}) {
+      o.zero_fields = zero;
+      ms += 0.5 * time_update(variant, spec, steps, 3, 2, o, ctx).median_ms;
+    }
+    g[k] = ms > 0 ? cells / (ms * 1e-3) / 1e9 : 0;
+  }
+  std::string how = "measured";
+  if (!path.empty() && write_cache(path, key, {{"compressed", g[0]}, {"plain", g[1]}}))
+    how += ", cached in " + path;
+  return decide(how, g[0], g[1]);
+}
 
 VariantChoice choose_variant(const std::string& requested, Physics physics, int order,
                              const StepSpec& spec, int device, const std::string& device_name,
@@ -231,10 +295,12 @@ std::string describe(const VariantChoice& c) {
 namespace seisfd {
 
 void cuda_choose_variant_ahead(const std::string& variant, Physics physics, const StepSpec& spec,
-                               int device) {
+                               int device, Compressible compressible) {
   const DeviceInfo d = cuda_device(device);
-  cuda::choose_variant_ahead(variant, physics, 2 * spec.radius, spec, device, d.name,
-                             d.compute_capability);
+  const cuda::VariantChoice v = cuda::choose_variant_ahead(variant, physics, 2 * spec.radius, spec,
+                                                           device, d.name, d.compute_capability);
+  if (compressible == Compressible::kAuto && cuda::generic_compression_supported(device))
+    cuda::choose_compression(*v.variant, spec, device, d.name, true);
 }
 
 }  // namespace seisfd

@@ -42,4 +42,18 @@ VariantChoice choose_variant_ahead(const std::string& requested, Physics physics
 // "measured: a 181.2, b 179.9 Gcells/s" and the like, for the run report.
 std::string describe(const VariantChoice& c);
 
+// kernel.compressible = "auto": whether `variant`'s update runs at least as fast (within 2%)
+// with its arrays in compressible memory as in plain memory on `device`, timed as the variants
+// are (hashed and all-zero wavefields, the mean time) and cached under its own key. Compression
+// saves DRAM bytes where the fields are zero, but the hardware's compression resources can
+// thrash: on an H200, a 768^3 TTI run with every array compressible ran at 0.56 of its plain
+// rate (bench/NOTES.md). With `keep`, the answer is kept as choose_variant_ahead keeps a
+// variant. SEISFD_AUTOTUNE=0: compress, unmeasured.
+struct CompressionChoice {
+  bool compress = true;
+  std::string how;  // "measured: compressed 30.3, plain 53.8 Gcells/s" and the like
+};
+CompressionChoice choose_compression(const KernelVariant& variant, const StepSpec& spec, int device,
+                                     const std::string& device_name, bool keep);
+
 }  // namespace seisfd::cuda

@@ -149,10 +149,12 @@ bool want_compression(Compressible mode, int device, const std::string& device_n
 }
 
 std::string compression_outcome(Compressible mode, bool requested, bool granted,
-                                const std::string& device_name) {
+                                const std::string& device_name, const std::string& measured) {
   if (mode == Compressible::kOff) return "off";
-  if (!requested) return "off (auto: not supported by " + device_name + ")";
-  if (granted) return std::string("on (") + to_string(mode) + ")";
+  if (!requested)
+    return "off (auto: " + (measured.empty() ? "not supported by " + device_name : measured) + ")";
+  if (granted)
+    return std::string("on (") + to_string(mode) + (measured.empty() ? "" : ": " + measured) + ")";
   if (mode == Compressible::kOn)
     throw std::runtime_error(
         "kernel.compressible = on: the driver granted no compression for the "

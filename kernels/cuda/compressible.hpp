@@ -33,13 +33,16 @@ VmmAllocation allocate_compressible(size_t bytes, int device);
 // Unmaps, frees the address range and releases the handle. Never throws (for destructors).
 void release_compressible(const VmmAllocation& a) noexcept;
 
-// Whether an engine asks for compressible arrays: kOff no; kAuto where the device supports it;
-// kOn yes, and throws std::runtime_error naming the device where it is not supported.
+// Whether an engine may ask for compressible arrays: kOff no; kAuto where the device supports
+// it (the engine then measures whether it pays); kOn yes, and throws std::runtime_error naming
+// the device where it is not supported.
 bool want_compression(Compressible mode, int device, const std::string& device_name);
 
 // After allocating with want_compression(): what the run report says ("off", "on", "not
 // supported by <device>", ...); with kOn, throws where the driver granted no compression.
+// `measured`: for kAuto on a device that supports it, how the engine decided
+// (autotune.hpp's choose_compression), said in the outcome.
 std::string compression_outcome(Compressible mode, bool requested, bool granted,
-                                const std::string& device_name);
+                                const std::string& device_name, const std::string& measured = "");
 
 }  // namespace seisfd::cuda

@@ -20,14 +20,20 @@ EngineSetup prepare_engine(const StepSpec& spec, size_t bytes, const std::string
                             s.device.compute_capability);
   s.compressible = compressible;
   s.compress = want_compression(compressible, device, s.device.name);
+  if (s.compress && compressible == Compressible::kAuto) {
+    const CompressionChoice c =
+        choose_compression(*s.choice.variant, spec, device, s.device.name, false);
+    s.compress = c.compress;
+    s.compression_how = c.how;
+  }
   return s;
 }
 
 std::vector<std::pair<std::string, std::string>> engine_details(const EngineSetup& s,
                                                                 bool granted) {
-  return {
-      {"variant_choice", describe(s.choice)},
-      {"compressible", compression_outcome(s.compressible, s.compress, granted, s.device.name)}};
+  return {{"variant_choice", describe(s.choice)},
+          {"compressible", compression_outcome(s.compressible, s.compress, granted, s.device.name,
+                                               s.compression_how)}};
 }
 
 }  // namespace seisfd::cuda

@@ -1,6 +1,7 @@
 // What the CUDA engine factory decides before it allocates: the device (it exists and has the
 // memory), the variant (named, or measured for "auto") and whether the arrays ask for
-// compression; and what the run report then says about it. Plain C++.
+// compression (for "auto", measured with that variant); and what the run report then says about
+// it. Plain C++.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -17,7 +18,8 @@ struct EngineSetup {
   DeviceInfo device;
   VariantChoice choice;
   Compressible compressible = Compressible::kOff;
-  bool compress = false;  // the arrays ask for generic compression
+  bool compress = false;        // the arrays ask for generic compression
+  std::string compression_how;  // kAuto where supported: how choose_compression decided
 };
 
 // Throws std::runtime_error (no such device, not enough free memory for `bytes`,

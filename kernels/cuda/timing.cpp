@@ -43,7 +43,7 @@ Timing time_update(const KernelVariant& v, const StepSpec& spec, int steps, int 
   std::vector<DeviceBuffer<float>> buf;
   const int count = 2 * t.fields + t.medium_arrays + scratch + imaging;
   buf.reserve(count);
-  for (int i = 0; i < count; ++i) buf.emplace_back(n);
+  for (int i = 0; i < count; ++i) buf.emplace_back(n, o.compressible, ctx.device);
   const float amp = o.zero_fields ? 0.0f : 1.0f;
   UpdateArgs a;
   float* lv[kMaxFields][2];

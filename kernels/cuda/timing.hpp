@@ -62,6 +62,8 @@ struct UpdateTimingOptions {
   ModelPrecision model = ModelPrecision::kFp32;
   bool transposed = false;
   TimedImaging imaging = TimedImaging::kNone;
+  // Every array in compressible memory (kernel.compressible), as an engine that asks for it.
+  bool compressible = false;
 };
 Timing time_update(const KernelVariant& variant, const StepSpec& spec, int steps, int repeats,
                    int warmup, const UpdateTimingOptions& options, const ExecContext& ctx);
