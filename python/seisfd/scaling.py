@@ -24,7 +24,9 @@ import itertools
 import math
 import sys
 
-HALO_FIELDS = {"acoustic": 1, "vti": 2, "tti": 2}
+# Fields exchanged per face; "tti-nested" (physics.tti_operator = "nested", the CSV's physics
+# column for it) exchanges what "tti" does: two fields, a halo of R.
+HALO_FIELDS = {"acoustic": 1, "vti": 2, "tti": 2, "tti-nested": 2}
 
 
 class Machine:

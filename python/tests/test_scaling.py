@@ -128,3 +128,18 @@ def test_each_gpu_exchange_path_calibrates_on_its_own_points():
         sync[path] = m.sync_us
     # NCCL's events and launches cost a little more a step than the peer flags.
     assert sync["peer"] < sync["nccl"] < 1.5 * sync["peer"]
+
+
+def test_two_h200_points_are_reproduced_for_each_physics_the_nested_operator_too():
+    """The 2 x H200 runs of 2026-11-29 (peer, overlapped), less the one-GPU nested 768^3 rows
+    that ran in thrashing compressible memory (the CSV's compressible column)."""
+    csv2 = CSV.parent / "2026-11-29_172032_2xnvidia-h200_scaling.csv"
+    rows = [r for r in scaling.read_points(csv2, "true", "peer")
+            if not (r["physics"] == "tti-nested" and r["ranks"] == "1" and r["nz"] == "768"
+                    and r["compressible"] != "off")]
+    for physics in ("acoustic", "tti", "tti-nested"):
+        m, rate = scaling.calibrate(rows, physics, scaling.Machine(nvlink_gbs=390.9))
+        checked = scaling.check(rows, physics, m, rate)
+        assert len(checked) >= 4, physics
+        for label, measured, predicted, err in checked:
+            assert abs(err) < 0.07, (label, measured, predicted)
