@@ -146,10 +146,12 @@ TEST(GpuAnisoNested, NaiveMatchesCpuReferenceAndOthersRefuse) {
     ASSERT_EQ(ok.size(), 2u);
     EXPECT_EQ(ok[0]->technique, "smem_nested");
     EXPECT_EQ(ok[1]->name, name);
-    for (const auto& v : kernel_registry())
+    for (const auto& v : kernel_registry()) {
       if (v.physics == Physics::kTti && v.order == order && v.technique != "naive" &&
-          v.technique != "smem_nested")
+          v.technique != "smem_nested") {
         EXPECT_NE(v.can_implement(s.p.spec, 90).find("nested"), std::string::npos) << v.name;
+      }
+    }
   }
 }
 
