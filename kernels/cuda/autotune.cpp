@@ -101,6 +101,25 @@ bool write_cache(const std::string& path, const std::string& key,
   return !ec;
 }
 
+// A variant's forward update in Gcells/s as `auto` ranks it: enough steps per repeat that
+// launch gaps do not decide (about 2e9 cell updates); a run from a point source goes from zero
+// fields to a wavefield everywhere, and some variants run at different speeds on the two
+// (bench/NOTES.md), so each is timed on both and the rate is that of the mean time. Its arrays
+// in compressible memory where `compressible`. Throws what time_update throws.
+double measure_gcells(const KernelVariant& v, const StepSpec& spec, bool compressible,
+                      const ExecContext& ctx) {
+  const double cells = static_cast<double>(spec.layout.cells());
+  const int steps = static_cast<int>(std::clamp(2e9 / cells, 10.0, 200.0));
+  UpdateTimingOptions o;
+  o.compressible = compressible;
+  double ms = 0;
+  for (const bool zero : {false, true}) {
+    o.zero_fields = zero;
+    ms += 0.5 * time_update(v, spec, steps, 3, 2, o, ctx).median_ms;
+  }
+  return ms > 0 ? cells / (ms * 1e-3) / 1e9 : 0;
+}
+
 const KernelVariant* by_name(const std::vector<const KernelVariant*>& cands,
                              const std::string& name) {
   for (const KernelVariant* v : cands)
@@ -167,12 +186,6 @@ VariantChoice choose(const std::string& requested, Physics physics, int order, c
       }
     }
   }
-  // Enough steps per repeat that launch gaps do not decide (about 2e9 cell updates). A run
-  // from a point source goes from zero fields to a wavefield everywhere, and some variants run
-  // at different speeds on the two (bench/NOTES.md): each is timed on both, and ranked by the
-  // mean of the two times.
-  const double cells = static_cast<double>(spec.layout.cells());
-  const int steps = static_cast<int>(std::clamp(2e9 / cells, 10.0, 200.0));
   const DeviceGuard guard(device);
   const Stream stream;
   const ExecContext ctx{device, stream.get()};
@@ -180,9 +193,7 @@ VariantChoice choose(const std::string& requested, Physics physics, int order, c
   for (const KernelVariant* v : cands) {
     double g = 0;
     try {
-      const double ms = 0.5 * (time_update(*v, spec, steps, 3, 2, false, ctx).median_ms +
-                               time_update(*v, spec, steps, 3, 2, true, ctx).median_ms);
-      g = ms > 0 ? cells / (ms * 1e-3) / 1e9 : 0;
+      g = measure_gcells(*v, spec, false, ctx);
     } catch (const std::runtime_error&) {
       g = 0;  // a launch the device refuses (a cluster or TMA feature): not a candidate
     }
@@ -244,22 +255,11 @@ CompressionChoice choose_compression(const KernelVariant& variant, const StepSpe
     if (cached.size() == 2 && cached[0].first == "compressed" && cached[1].first == "plain")
       return decide("cached (" + path + ")", cached[0].second, cached[1].second);
   }
-  const double cells = static_cast<double>(spec.layout.cells());
-  const int steps = static_cast<int>(std::clamp(2e9 / cells, 10.0, 200.0));
   const DeviceGuard guard(device);
   const Stream stream;
   const ExecContext ctx{device, stream.get()};
-  double g[2] = {0, 0};  // compressed, plain
-  for (int k = 0; k < 2; ++k) {
-    UpdateTimingOptions o;
-    o.compressible = k == 0;
-    double ms = 0;
-    for (const bool zero : {false, true}) {
-      o.zero_fields = zero;
-      ms += 0.5 * time_update(variant, spec, steps, 3, 2, o, ctx).median_ms;
-    }
-    g[k] = ms > 0 ? cells / (ms * 1e-3) / 1e9 : 0;
-  }
+  const double g[2] = {measure_gcells(variant, spec, true, ctx),
+                       measure_gcells(variant, spec, false, ctx)};  // compressed, plain
   std::string how = "measured";
   if (!path.empty() && write_cache(path, key, {{"compressed", g[0]}, {"plain", g[1]}}))
     how += ", cached in " + path;
