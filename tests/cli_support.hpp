@@ -1,6 +1,6 @@
 // What the command-line tests share: a child seisfd process (SEISFD_BINARY) in its own
 // temporary directory with stdout, stderr and the exit code captured, a test fixture that makes
-// that directory, the tiny base config, and HDF5 read-back helpers (the HDF5 C API).
+// that directory, the tiny base config, and HDF5 read-back helpers (tests/h5_read.hpp and more).
 #pragma once
 #include <gtest/gtest.h>
 #include <hdf5.h>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "io/h5.hpp"
+#include "tests/h5_read.hpp"
 
 namespace seisfd::test::cli {
 
@@ -210,56 +211,14 @@ inline std::string describe(const Result& r) {
 }
 
 // ---------------------------------------------------------------------------------------
-// HDF5 read-back helpers.
+// HDF5 read-back helpers: tests/h5_read.hpp's, and more.
 
-inline h5::File open_h5(const fs::path& p) {
-  h5::silence_errors();
-  return h5::File{H5_CHECK(H5Fopen(p.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT))};
-}
-
-inline std::vector<hsize_t> dataset_shape(hid_t loc, const char* name) {
-  const h5::Dataset d{H5_CHECK(H5Dopen2(loc, name, H5P_DEFAULT))};
-  const h5::Dataspace s{H5_CHECK(H5Dget_space(d.get()))};
-  const int rank = H5_CHECK(H5Sget_simple_extent_ndims(s.get()));
-  std::vector<hsize_t> dims(static_cast<size_t>(rank));
-  H5_CHECK(H5Sget_simple_extent_dims(s.get(), dims.data(), nullptr));
-  return dims;
-}
-
-// True when the dataset's on-disk type is an IEEE float of `bytes` bytes.
-inline bool dataset_is_float(hid_t loc, const char* name, size_t bytes) {
-  const h5::Dataset d{H5_CHECK(H5Dopen2(loc, name, H5P_DEFAULT))};
-  const h5::Datatype t{H5_CHECK(H5Dget_type(d.get()))};
-  return H5Tget_class(t.get()) == H5T_FLOAT && H5Tget_size(t.get()) == bytes;
-}
-
-template <class T>
-std::vector<T> read_dataset(hid_t loc, const char* name, hid_t mem_type) {
-  const h5::Dataset d{H5_CHECK(H5Dopen2(loc, name, H5P_DEFAULT))};
-  const h5::Dataspace s{H5_CHECK(H5Dget_space(d.get()))};
-  const hssize_t n = H5_CHECK(H5Sget_simple_extent_npoints(s.get()));
-  std::vector<T> v(static_cast<size_t>(n));
-  H5_CHECK(H5Dread(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()));
-  return v;
-}
-
-template <class T>
-std::vector<T> read_attr(hid_t obj, const char* name, hid_t mem_type) {
-  const h5::Attribute a{H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT))};
-  const h5::Dataspace s{H5_CHECK(H5Aget_space(a.get()))};
-  const hssize_t n = H5_CHECK(H5Sget_simple_extent_npoints(s.get()));
-  std::vector<T> v(static_cast<size_t>(n));
-  H5_CHECK(H5Aread(a.get(), mem_type, v.data()));
-  return v;
-}
-
-inline std::string read_string_attr(hid_t obj, const char* name) {
-  const h5::Attribute a{H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT))};
-  const h5::Datatype t{H5_CHECK(H5Aget_type(a.get()))};
-  std::string buf(H5Tget_size(t.get()), '\0');
-  H5_CHECK(H5Aread(a.get(), t.get(), buf.data()));
-  return std::string(buf.c_str());
-}
+using seisfd::test::dataset_is_float;
+using seisfd::test::dataset_shape;
+using seisfd::test::open_h5;
+using seisfd::test::read_attr;
+using seisfd::test::read_dataset;
+using seisfd::test::read_string_attr;
 
 // The root attribute complete, or -1 when the file has none.
 inline int complete_flag(const fs::path& p) {

@@ -16,6 +16,7 @@
 #include "io/h5.hpp"
 #include "io/model_file.hpp"
 #include "io/snapshots.hpp"
+#include "tests/h5_read.hpp"
 #include "tests/temp_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -23,68 +24,13 @@ using namespace seisfd::io;
 
 namespace {
 
-using seisfd::test::random_floats;
-using seisfd::test::read_text;
+using namespace seisfd::test;
 
 // A fresh directory per test, removed afterwards.
 class IoTest : public seisfd::test::TempDirTest {
  protected:
   IoTest() : TempDirTest("seisfd_test_io_") {}
 };
-
-h5::File open_ro(const std::string& path) {
-  h5::silence_errors();
-  return h5::File{H5_CHECK(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT))};
-}
-
-std::vector<hsize_t> shape_of(hid_t dset) {
-  const h5::Dataspace space{H5_CHECK(H5Dget_space(dset))};
-  std::vector<hsize_t> dims(H5_CHECK(H5Sget_simple_extent_ndims(space.get())));
-  H5_CHECK(H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr));
-  return dims;
-}
-
-template <typename T>
-std::vector<T> read_dataset(hid_t loc, const char* name, hid_t mem_type,
-                            std::vector<hsize_t>* shape) {
-  const h5::Dataset d{H5_CHECK(H5Dopen2(loc, name, H5P_DEFAULT))};
-  *shape = shape_of(d.get());
-  size_t n = 1;
-  for (hsize_t s : *shape) n *= s;
-  std::vector<T> v(n);
-  H5_CHECK(H5Dread(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()));
-  return v;
-}
-
-template <typename T>
-std::vector<T> read_attr(hid_t obj, const char* name, hid_t mem_type) {
-  const h5::Attribute a{H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT))};
-  const h5::Dataspace space{H5_CHECK(H5Aget_space(a.get()))};
-  std::vector<T> v(H5_CHECK(H5Sget_simple_extent_npoints(space.get())));
-  H5_CHECK(H5Aread(a.get(), mem_type, v.data()));
-  return v;
-}
-
-int read_int_attr(hid_t obj, const char* name) {
-  const auto v = read_attr<int>(obj, name, H5T_NATIVE_INT);
-  EXPECT_EQ(v.size(), 1u) << name;
-  return v.at(0);
-}
-
-std::string read_string_attr(hid_t obj, const char* name) {
-  const h5::Attribute a{H5_CHECK(H5Aopen(obj, name, H5P_DEFAULT))};
-  const h5::Datatype type{H5_CHECK(H5Aget_type(a.get()))};
-  EXPECT_EQ(H5Tget_class(type.get()), H5T_STRING) << name;
-  std::string buf(H5Tget_size(type.get()), '\0');
-  H5_CHECK(H5Aread(a.get(), type.get(), buf.data()));
-  return buf.c_str();
-}
-
-size_t count_substr(const std::string& s, const std::string& sub) {
-  size_t n = 0;
-  for (size_t pos = s.find(sub); pos != std::string::npos; pos = s.find(sub, pos + 1)) ++n;
-  return n;
-}
 
 }  // namespace
 
@@ -111,7 +57,7 @@ TEST_F(IoTest, GathersRoundTrip) {
   EXPECT_FALSE(fs::exists(file + ".partial"));
   ASSERT_TRUE(fs::exists(file));
 
-  const h5::File f = open_ro(file);
+  const h5::File f = open_h5(file);
   EXPECT_EQ(read_int_attr(f.get(), "complete"), 1);
   EXPECT_EQ(read_string_attr(f.get(), "format"), "seisfd-gathers-1");
   const char* groups[2] = {"shot_0000", "shot_0007"};
@@ -148,7 +94,7 @@ TEST_F(IoTest, GathersWithoutFinishStayPartial) {
   }
   EXPECT_FALSE(fs::exists(file));
   ASSERT_TRUE(fs::exists(file + ".partial"));
-  const h5::File f = open_ro(file + ".partial");
+  const h5::File f = open_h5(file + ".partial");
   EXPECT_EQ(read_int_attr(f.get(), "complete"), 0);
   // The shot written before the stop is still readable.
   std::vector<hsize_t> shape;
@@ -179,7 +125,7 @@ TEST_F(IoTest, SnapshotsRoundTripWithXdmf) {
   EXPECT_FALSE(fs::exists(file + ".partial"));
   ASSERT_TRUE(fs::exists(file));
 
-  const h5::File f = open_ro(file);
+  const h5::File f = open_h5(file);
   std::vector<hsize_t> shape;
   EXPECT_EQ(read_dataset<float>(f.get(), "p", H5T_NATIVE_FLOAT, &shape), all);
   EXPECT_EQ(shape, (std::vector<hsize_t>{3, 5, 7, 9}));
@@ -240,7 +186,7 @@ TEST_F(IoTest, SnapshotsWithoutFinishStayPartial) {
   EXPECT_FALSE(fs::exists(file));
   EXPECT_FALSE(fs::exists(path("snapshots.xmf")));
   ASSERT_TRUE(fs::exists(file + ".partial"));
-  const h5::File f = open_ro(file + ".partial");
+  const h5::File f = open_h5(file + ".partial");
   EXPECT_EQ(read_int_attr(f.get(), "complete"), 0);
   std::vector<hsize_t> shape;
   EXPECT_EQ(read_dataset<float>(f.get(), "p", H5T_NATIVE_FLOAT, &shape), snap);
@@ -254,7 +200,7 @@ TEST_F(IoTest, SnapshotsChunkBigSnapshotUnderLimit) {
   g.nz = 8, g.ny = 16384, g.nx = 16384;  // 8 GiB per snapshot, 1 GiB per z plane
   g.spacing = {1, 1, 1};
   { SnapshotWriter w(path("big.h5"), g); }
-  const h5::File f = open_ro(path("big.h5.partial"));
+  const h5::File f = open_h5(path("big.h5.partial"));
   const h5::Dataset p{H5_CHECK(H5Dopen2(f.get(), "p", H5P_DEFAULT))};
   const h5::PropList dcpl{H5_CHECK(H5Dget_create_plist(p.get()))};
   hsize_t chunk[4] = {0, 0, 0, 0};
@@ -292,7 +238,7 @@ TEST_F(IoTest, ModelFileWithXdmf) {
   write_model_file(file, g, {{"vp", "m/s", vp.data()}, {"epsilon", "", eps.data()}});
   EXPECT_FALSE(fs::exists(file + ".partial"));
   {
-    const h5::File f = open_ro(file);
+    const h5::File f = open_h5(file);
     EXPECT_EQ(read_string_attr(f.get(), "format"), "seisfd-model-1");
     EXPECT_EQ(read_int_attr(f.get(), "complete"), 1);
     EXPECT_EQ(read_string_attr(f.get(), "axis_order"), "z,y,x");
