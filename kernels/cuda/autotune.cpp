@@ -258,8 +258,16 @@ CompressionChoice choose_compression(const KernelVariant& variant, const StepSpe
   const DeviceGuard guard(device);
   const Stream stream;
   const ExecContext ctx{device, stream.get()};
-  const double g[2] = {measure_gcells(variant, spec, true, ctx),
-                       measure_gcells(variant, spec, false, ctx)};  // compressed, plain
+  double g[2] = {0, 0};  // compressed, plain
+  try {
+    g[0] = measure_gcells(variant, spec, true, ctx);
+    g[1] = measure_gcells(variant, spec, false, ctx);
+  } catch (const std::runtime_error& e) {
+    // The compressible arrays could not be made or run: plain memory, not a failed run.
+    c.compress = false;
+    c.how = std::string("not measured (") + e.what() + "), plain memory";
+    return c;
+  }
   std::string how = "measured";
   if (!path.empty() && write_cache(path, key, {{"compressed", g[0]}, {"plain", g[1]}}))
     how += ", cached in " + path;

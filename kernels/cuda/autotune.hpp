@@ -48,7 +48,8 @@ std::string describe(const VariantChoice& c);
 // saves DRAM bytes where the fields are zero, but the hardware's compression resources can
 // thrash: on an H200, a 768^3 TTI run with every array compressible ran at 0.56 of its plain
 // rate (bench/NOTES.md). With `keep`, the answer is kept as choose_variant_ahead keeps a
-// variant. SEISFD_AUTOTUNE=0: compress, unmeasured.
+// variant. SEISFD_AUTOTUNE=0: compress, unmeasured. Where measuring fails (the compressible
+// arrays cannot be made or a launch on them fails), plain memory, and `how` says why.
 struct CompressionChoice {
   bool compress = true;
   std::string how;  // "measured: compressed 30.3, plain 53.8 Gcells/s" and the like
