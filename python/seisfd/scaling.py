@@ -4,7 +4,8 @@ A step of a decomposed run (docs/parallel.md) costs, on the slowest rank,
 
     t_step = cells_local / R  +  t_sync  +  sum over axes with neighbours of t_axis
 
-with R the one-GPU kernel rate (Gcells/s, measured), t_sync what stepping one step at a time and
+with R the one-GPU rate (Gcells/s, measured; for a local grid between the sizes of the measured
+one-GPU runs interpolated in log(cells), beyond them the nearest one's), t_sync what stepping one step at a time and
 synchronising costs (measured: a run of several ranks less its compute and exposed exchange), and
 per axis (the exchange goes axis after axis) t_axis = latency + bytes / bandwidth of the slowest
 face of that axis. A face moves halo x (face cells) x fields x 4 bytes each way. Bandwidths
@@ -77,6 +78,36 @@ def crosses_nodes(dims, a, gpus_per_node):
     return False
 
 
+class Rate:
+    """One GPU's rate (physical Gcells/s) as a function of the cells it updates: the measured
+    one-GPU points, interpolated linearly in log(cells) between them and held at the nearest
+    beyond them (a larger grid runs faster per cell on a GPU: fewer partial tiles, the absorbing
+    layer's share smaller). A plain number is a Rate of one point."""
+
+    def __init__(self, points):
+        by = {}
+        for n, g in points:
+            by.setdefault(n, []).append(g)
+        self.points = sorted((n, sum(v) / len(v)) for n, v in by.items())
+
+    def __call__(self, cells):
+        p = self.points
+        if cells <= p[0][0]:
+            return p[0][1]
+        for (n0, g0), (n1, g1) in zip(p, p[1:]):
+            if cells <= n1:
+                f = math.log(cells / n0) / math.log(n1 / n0)
+                return g0 + f * (g1 - g0)
+        return p[-1][1]
+
+    def __format__(self, spec):
+        return ", ".join(f"{g:{spec}} at {n:.3g} cells" for n, g in self.points)
+
+
+def rate_at(rate, cells):
+    return rate(cells) if callable(rate) else rate
+
+
 def step_time(grid, dims, rate_gcells, physics, order, m):
     """Predicted seconds a step on the slowest rank, or None when a part is thinner than the halo."""
     halo = order // 2
@@ -86,7 +117,7 @@ def step_time(grid, dims, rate_gcells, physics, order, m):
         return None
     local = [max(parts[a]) for a in range(3)]
     cells = local[0] * local[1] * local[2]
-    compute = cells / (rate_gcells * 1e9)
+    compute = cells / (rate_at(rate_gcells, cells) * 1e9)
     exchange = 0.0
     for a in range(3):
         if dims[a] == 1:
@@ -145,7 +176,7 @@ def read_points(path, overlap=None, exchange=None, tree="new"):
 
 def calibrate(points, physics, base_machine):
     """The machine with x_face_fraction and sync_us fitted on the measured points of `physics`,
-    and the one-GPU rate of each grid (Gcells/s).
+    and the one-GPU rate (a Rate over the one-GPU points' sizes, Gcells/s).
 
     Runs with the exchange not overlapped (an overlap column of "false", or none: results from
     before the overlap existed) give their exposed exchange time directly: x_face_fraction from
@@ -159,7 +190,7 @@ def calibrate(points, physics, base_machine):
         raise ValueError(f"no one-GPU point for {physics}")
     # Physical cells a second of one GPU (the runs' own Gcells/s also count the absorbing layers
     # and the halo; the model counts the cells of the grid the user asks for).
-    rate = sum(cells(r) * int(r["steps"]) / float(r["seconds"]) for r in one) / len(one) / 1e9
+    rate = Rate([(cells(r), cells(r) * int(r["steps"]) / float(r["seconds"]) / 1e9) for r in one])
     m = Machine(**vars(base_machine))
     fracs, syncs, residuals = [], [], []
     several = [r for r in rows if int(r["ranks"]) > 1 and r["decomposition"]]
@@ -177,7 +208,8 @@ def calibrate(points, physics, base_machine):
         exposed = float(r["exchange_seconds"]) / steps
         halo, fields = 4, HALO_FIELDS[physics]
         local = [max(splits(grid[a], dims[a])) for a in range(3)]
-        compute = local[0] * local[1] * local[2] / (rate * 1e9)
+        n = local[0] * local[1] * local[2]
+        compute = n / (rate_at(rate, n) * 1e9)
         syncs.append(max(0.0, measured - exposed - compute))
         if dims[2] > 1 and dims[0] == dims[1] == 1:
             face = (local[0] + 2 * halo) * (local[1] + 2 * halo) * halo * fields * 4
@@ -276,7 +308,7 @@ def main(argv=None):
         m.x_face_fraction = 1.0
     m.overlap = m.overlap or a.overlap
     print(f"seisfd scaling model, {a.physics} order {a.order}, calibrated on {a.csv}")
-    print(f"  one-GPU rate {rate:.2f} Gcells/s; {m.describe()}")
+    print(f"  one-GPU rate (Gcells/s) {rate:.2f}; {m.describe()}")
     print("measured points (physical Gcells/s of the whole run):")
     for label, meas, pred, err in check(points, a.physics, m, rate, a.order):
         print(f"  {label:40s} measured {meas:8.2f} predicted {pred:8.2f} error {100 * err:+6.1f}%")

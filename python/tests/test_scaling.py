@@ -143,3 +143,15 @@ def test_two_h200_points_are_reproduced_for_each_physics_the_nested_operator_too
         assert len(checked) >= 4, physics
         for label, measured, predicted, err in checked:
             assert abs(err) < 0.07, (label, measured, predicted)
+
+
+def test_the_one_gpu_rate_follows_the_grid_size_between_measured_sizes():
+    r = scaling.Rate([(100, 10.0), (400, 20.0), (100, 12.0)])  # two runs at 100 cells: their mean
+    assert r(100) == 11.0 and r(50) == 11.0  # held below the smallest
+    assert r(800) == 20.0  # and above the largest
+    assert abs(r(200) - 15.5) < 1e-12  # halfway in log(cells)
+    # A model with one GPU's rate at each size: the one-GPU points exactly, a step of two GPUs
+    # (each half the grid) at the smaller grid's rate.
+    m = scaling.Machine()
+    t1 = scaling.step_time((100, 1, 4), (1, 1, 1), r, "acoustic", 2, m)
+    assert abs(400 / t1 / 1e9 - 20.0) < 1e-9
