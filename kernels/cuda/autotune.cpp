@@ -240,14 +240,17 @@ CompressionChoice choose_compression(const KernelVariant& variant, const StepSpe
     const auto it = compression_ahead().find({key, device});
     if (it != compression_ahead().end()) return it->second;
   }
-  const auto decide = [&](const std::string& how, double compressed, double plain) {
-    c.compress = compressed >= 0.98 * plain;
-    c.how = compression_text(how, compressed, plain);
+  const auto kept = [&]() {
     if (keep) {
       const std::lock_guard<std::mutex> lock(ahead_mutex);
       compression_ahead()[{key, device}] = c;
     }
     return c;
+  };
+  const auto decide = [&](const std::string& how, double compressed, double plain) {
+    c.compress = compressed >= 0.98 * plain;
+    c.how = compression_text(how, compressed, plain);
+    return kept();
   };
   const std::string path = cache_path();
   if (!path.empty()) {
@@ -266,7 +269,7 @@ CompressionChoice choose_compression(const KernelVariant& variant, const StepSpe
     // The compressible arrays could not be made or run: plain memory, not a failed run.
     c.compress = false;
     c.how = std::string("not measured (") + e.what() + "), plain memory";
-    return c;
+    return kept();
   }
   std::string how = "measured";
   if (!path.empty() && write_cache(path, key, {{"compressed", g[0]}, {"plain", g[1]}}))
