@@ -311,7 +311,7 @@ try:
     r = json.load(open(path)); p = r["performance"]; b = r["backend"]
     print(f"{label:40s} {b['kernel']:30s} {p['steps']:5d} steps {p['seconds']:7.3f} s "
           f"{p['gcells_per_s']:7.2f} Gcells/s | {b.get('variant_choice', '')[:60]} "
-          f"| {b.get('compressible', '')} {b.get('device_memory', '')}")
+          f"| {b.get('compressible', '')}")
 except Exception as e:
     print(f"{label} no report: {e}")
 PY
