@@ -158,11 +158,16 @@ Subdomain Decomposition::subdomain(int rank, const StepSpec& g) const {
   return s;
 }
 
-long long Decomposition::halo_cells(const StepSpec& g) const {
+long long Decomposition::halo_cells(const StepSpec& g, int x_weight) const {
   const long long n[3] = {g.layout.nz, g.layout.ny, g.layout.nx};
   long long cells = 0;
-  for (int a = 0; a < 3; ++a) cells += 2LL * (dims[a] - 1) * halo * n[(a + 1) % 3] * n[(a + 2) % 3];
+  for (int a = 0; a < 3; ++a)
+    cells += (a == 2 ? x_weight : 1) * 2LL * (dims[a] - 1) * halo * n[(a + 1) % 3] * n[(a + 2) % 3];
   return cells;
+}
+
+int auto_x_weight(bool gpu, bool host_staged) {
+  return gpu && host_staged ? kHostStagedXWeight : 1;
 }
 
 std::string Decomposition::text() const {
@@ -180,7 +185,7 @@ std::string Decomposition::split_text() const {
 }
 
 Decomposition decompose(const StepSpec& g, int ranks, const std::array<int, 3>& dims, int halo,
-                        const std::string& source, const std::vector<int>& x_tiles) {
+                        const std::string& source, const std::vector<int>& x_tiles, int x_weight) {
   const char* key = "parallel.decomposition";
   if (dims[0] > 0) {
     if (dims[0] * dims[1] * dims[2] != ranks)
@@ -201,8 +206,8 @@ Decomposition decompose(const StepSpec& g, int ranks, const std::array<int, 3>& 
           source);
     return d;
   }
-  // "auto": every factorisation of ranks, the fewest halo cells; ties go to the split of the
-  // slower axes (contiguous faces).
+  // "auto": every factorisation of ranks, the fewest halo cells (x faces x_weight times); ties go
+  // to the split of the slower axes (contiguous faces).
   bool found = false;
   Decomposition best;
   long long best_cells = 0;
@@ -212,7 +217,7 @@ Decomposition decompose(const StepSpec& g, int ranks, const std::array<int, 3>& 
       const int px = ranks / (pz * py);
       Decomposition d = make(g, {pz, py, px}, halo, x_tiles);
       if (too_thin(d) >= 0) continue;
-      const long long cells = d.halo_cells(g);
+      const long long cells = d.halo_cells(g, x_weight);
       if (!found || cells < best_cells) {
         found = true;
         best = d;

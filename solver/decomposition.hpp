@@ -29,8 +29,9 @@ struct Decomposition {
   int rank_at(const std::array<int, 3>& c) const;  // -1 outside
   // Rank `rank`'s subdomain of the grid `global` describes.
   Subdomain subdomain(int rank, const StepSpec& global) const;
-  // Cells all ranks send per exchange of one field (what "auto" minimises).
-  long long halo_cells(const StepSpec& global) const;
+  // Cells all ranks send per exchange of one field, an x face's counted `x_weight` times (what
+  // "auto" minimises).
+  long long halo_cells(const StepSpec& global, int x_weight = 1) const;
   std::string text() const;  // "2 x 1 x 1 (z x y x x)"
   // text() and the cuts: "2 x 1 x 1 (z x y x x), cuts z 4 280 556, y 4 556, x 4 556" (what a
   // checkpoint of the ranks' states names: the same counts may be cut elsewhere on the GPU).
@@ -42,11 +43,21 @@ struct Decomposition {
 // inside an absorbing layer (a layer belongs to the rank at its edge of the grid). `x_tiles`:
 // the widths in cells of the x tiles the backend's kernels launch (the GPU's; empty for the
 // CPU): the x cuts move to whole tiles of the first where that saves tiles and gives no part
-// more tiles of any width than the even split's largest. Throws ConfigError (key
-// parallel.decomposition, `source` the config file) when dims does not multiply to `ranks` or
-// leaves a part thinner than the halo.
+// more tiles of any width than the even split's largest. `x_weight`: how many times "auto"
+// counts an x face's cells (auto_x_weight). Throws ConfigError (key parallel.decomposition,
+// `source` the config file) when dims does not multiply to `ranks` or leaves a part thinner than
+// the halo.
 Decomposition decompose(const StepSpec& global, int ranks, const std::array<int, 3>& dims, int halo,
-                        const std::string& source = {}, const std::vector<int>& x_tiles = {});
+                        const std::string& source = {}, const std::vector<int>& x_tiles = {},
+                        int x_weight = 1);
+// The weight of x faces in "auto"'s choice: 1, but kHostStagedXWeight for ranks on GPUs whose
+// faces go through host memory (`gpu` and `host_staged`). The CUDA engine exchanges an x cut's
+// faces before the whole step (its interior is not split around them: a face is a few cells of
+// each 32- or 64-cell tile) but hides a z or y cut's behind the interior, and through the host the
+// exposed exchange costs more than the overlapped one of a face twice as large: on 2 H200s, a
+// 512^3-a-GPU acoustic run cut in x ran at 0.83 of one GPU, cut in z (twice the face) at 0.97.
+inline constexpr int kHostStagedXWeight = 4;
+int auto_x_weight(bool gpu, bool host_staged);
 // The x tile widths of the GPU variants `auto` picks among for a physics.
 std::vector<int> gpu_x_tiles(Physics p);
 

@@ -77,10 +77,13 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   r.group_index = world.rank() / r.group_size;
   const int halo = halo_width(c.physics.equation, plan.spec.radius);
   const Backend resolved = resolve_backend(c, backend);
-  Decomposition dec =
-      decompose(plan.spec, r.group_size, c.parallel.decomposition, halo, c.source_path,
-                resolved == Backend::kCuda ? gpu_x_tiles(c.physics.equation) : std::vector<int>{});
   parallel::Comm group = world.split(r.group_index, world.rank());
+  r.exchange = resolve_exchange(c.parallel.exchange, resolved, group, c.source_path);
+  const bool gpu = resolved == Backend::kCuda;
+  Decomposition dec = decompose(
+      plan.spec, r.group_size, c.parallel.decomposition, halo, c.source_path,
+      gpu ? gpu_x_tiles(c.physics.equation) : std::vector<int>{},
+      auto_x_weight(gpu, r.exchange == Exchange::kMpi && parallel::cuda_aware_mpi() != "yes"));
   r.domain.sub = dec.subdomain(group.rank(), plan.spec);
   r.domain.spec = local_spec(plan.spec, r.domain.sub);
   r.domain.halo = halo;
@@ -118,7 +121,6 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   // ranks each starting one OpenMP thread a core would run cores x ranks threads.
   if (!std::getenv("OMP_NUM_THREADS"))
     omp_set_num_threads(std::max(1, omp_get_num_procs() / r.ranks_on_node));
-  r.exchange = resolve_exchange(c.parallel.exchange, resolved, group, c.source_path);
   r.group = std::make_unique<ShotGroup>(group, std::move(dec), plan.spec, r.domain);
   return r;
 }

@@ -59,6 +59,28 @@ TEST(Decomposition, AutoSplitsTheLongAxisAndCubesEvenly) {
   EXPECT_EQ(d.dims, (std::array<int, 3>{2, 1, 1}));
 }
 
+// On GPUs whose faces go through host memory "auto" weighs x faces kHostStagedXWeight times (an
+// x cut's exchange is not hidden behind the interior): a grid twice as long in x, which the
+// fewest cells cut in x, is cut in z there, while a grid whose x faces are far smaller than any
+// other stays cut in x; elsewhere the weight is 1.
+TEST(Decomposition, HostStagedGpuRanksAvoidXCutsUnlessTheirFacesAreFarSmaller) {
+  EXPECT_EQ(auto_x_weight(false, true), 1);
+  EXPECT_EQ(auto_x_weight(true, false), 1);
+  EXPECT_EQ(auto_x_weight(true, true), kHostStagedXWeight);
+  const auto twice = problem(64, 32, 32, test::sponge(8));
+  EXPECT_EQ(decompose(twice.spec, 2, {0, 0, 0}, 4).dims, (std::array<int, 3>{1, 1, 2}));
+  const Decomposition z = decompose(twice.spec, 2, {0, 0, 0}, 4, {}, {}, kHostStagedXWeight);
+  EXPECT_EQ(z.dims, (std::array<int, 3>{2, 1, 1}));
+  expect_cuts_cover(z, twice.spec);
+  // x faces a sixth of the others': still x.
+  const auto longx = problem(320, 32, 32, test::sponge(8));
+  EXPECT_EQ(decompose(longx.spec, 2, {0, 0, 0}, 4, {}, {}, kHostStagedXWeight).dims,
+            (std::array<int, 3>{1, 1, 2}));
+  // A decomposition asked for is kept whatever the weight.
+  EXPECT_EQ(decompose(twice.spec, 2, {1, 1, 2}, 4, {}, {}, kHostStagedXWeight).dims,
+            (std::array<int, 3>{1, 1, 2}));
+}
+
 TEST(Decomposition, UnevenSplitsDifferByAtMostOneCell) {
   const auto p = problem(31, 29, 27, test::no_boundary());
   const Decomposition d = decompose(p.spec, 3, {3, 1, 1}, 4);
