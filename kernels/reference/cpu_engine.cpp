@@ -423,7 +423,7 @@ void CpuEngine<T>::step(CpuState<T>& s, int n, const StepIo& io) {
     if (io.volume[f]) inject_volume(*io.volume[f], s.current(f));
   if (const auto* src = static_cast<const CpuSources<T>*>(io.sources); src && n < src->nt()) {
     const int into = forward ? fields_ : 1;
-    const T* sample = &src->by_step[static_cast<size_t>(n) * src->count()];
+    const T* sample = src->by_step.data() + static_cast<size_t>(n) * src->count();
     const int64_t cells = static_cast<int64_t>(src->cell.size());
 #pragma omp parallel for schedule(static) if (cells >= 4096)
     for (int64_t c = 0; c < cells; ++c) {
