@@ -83,6 +83,10 @@ Exchange resolve_exchange(Exchange asked, Backend backend, const parallel::Comm&
   return Exchange::kMpi;
 }
 
+bool through_host(Exchange resolved) {
+  return resolved == Exchange::kMpi && parallel::cuda_aware_mpi() != "yes";
+}
+
 std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parallel::Comm& group,
                                                  const RankDomain& d, Engine& engine,
                                                  bool overlap) {
@@ -109,10 +113,9 @@ std::unique_ptr<HaloExchange> make_halo_exchange(Exchange resolved, const parall
   else if (resolved == Exchange::kNccl)
     x = make_cuda_transport_exchange(engine, link, DeviceTransport::kNccl);
   else
-    x = make_cuda_transport_exchange(engine, link,
-                                     parallel::cuda_aware_mpi() == "yes"
-                                         ? DeviceTransport::kMpiDevice
-                                         : DeviceTransport::kMpiStaged);
+    x = make_cuda_transport_exchange(
+        engine, link,
+        through_host(resolved) ? DeviceTransport::kMpiStaged : DeviceTransport::kMpiDevice);
   x->overlap = overlap;
   return x;
 }

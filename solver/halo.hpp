@@ -45,6 +45,9 @@ class MpiHaloExchange : public HaloExchange {
 // without a GPU, and nccl in a build without it.
 Exchange resolve_exchange(Exchange asked, Backend backend, const parallel::Comm& group,
                           const std::string& source = {});
+// Whether a resolved exchange moves a GPU run's faces through host memory: mpi, where the MPI
+// library is not CUDA-aware (the faces packed on the device, then pinned host buffers).
+bool through_host(Exchange resolved);
 // The exchange of a group of several ranks over `engine` (null for a group of one rank);
 // `overlap`: during the steps where it can (ParallelConfig::overlap). mpi over a CUDA engine packs
 // the faces on the device and sends them through pinned host buffers (on the device buffers

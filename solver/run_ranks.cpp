@@ -80,10 +80,10 @@ RankLayout make_rank_layout(const RunPlan& plan, const parallel::Comm& world, Ba
   parallel::Comm group = world.split(r.group_index, world.rank());
   r.exchange = resolve_exchange(c.parallel.exchange, resolved, group, c.source_path);
   const bool gpu = resolved == Backend::kCuda;
-  Decomposition dec = decompose(
-      plan.spec, r.group_size, c.parallel.decomposition, halo, c.source_path,
-      gpu ? gpu_x_tiles(c.physics.equation) : std::vector<int>{},
-      auto_x_weight(gpu, r.exchange == Exchange::kMpi && parallel::cuda_aware_mpi() != "yes"));
+  Decomposition dec =
+      decompose(plan.spec, r.group_size, c.parallel.decomposition, halo, c.source_path,
+                gpu ? gpu_x_tiles(c.physics.equation) : std::vector<int>{},
+                auto_x_weight(gpu, through_host(r.exchange)));
   r.domain.sub = dec.subdomain(group.rank(), plan.spec);
   r.domain.spec = local_spec(plan.spec, r.domain.sub);
   r.domain.halo = halo;
