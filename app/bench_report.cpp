@@ -67,9 +67,11 @@ void write_files(const std::vector<BenchRow>& rows, const bench::DeviceSummary& 
   csv << "# seisfd bench, " << d.name << ", cc " << d.compute_capability << ", steps " << a.steps
       << ", repeats " << a.repeats << " (median), sponge " << a.sponge << ", fields " << a.fields
       << ", tti_operator " << a.tti_operator
-      << "; Gcells/s = computational cells x steps / s; GB/s = minimal bytes per cell (acoustic "
-         "16, vti 36, tti 44) x Gcells/s; fraction = Gcells/s / streaming ceiling of the "
-         "physics' access pattern measured in the same run\n";
+      << "; Gcells/s = computational cells x steps / s; GB/s = minimal bytes per cell (";
+  for (Physics p : kAllPhysics)
+    csv << (p == kAllPhysics[0] ? "" : ", ") << to_string(p) << " " << traits(p).min_bytes_per_cell;
+  csv << ") x Gcells/s; fraction = Gcells/s / streaming ceiling of the physics' access pattern "
+         "measured in the same run\n";
   csv << "size,order,variant,status,cells,ms_per_step,gcells_per_s,gb_per_s,ceiling_gcells_per_s,"
          "fraction,copy_gb_per_s,spread,verify_rel_l2"
       << (a.imaging ? ",adjoint_ms,fused_cross_ms,fused_all_ms,separate_cross_ms" : "") << "\n";
@@ -83,12 +85,11 @@ void write_files(const std::vector<BenchRow>& rows, const bench::DeviceSummary& 
                    {"sponge", a.sponge},
                    {"fields", a.fields},
                    {"tti_operator", a.tti_operator},
-                   {"bytes_per_cell",
-                    {{"acoustic", traits(Physics::kAcoustic).min_bytes_per_cell},
-                     {"vti", traits(Physics::kVti).min_bytes_per_cell},
-                     {"tti", traits(Physics::kTti).min_bytes_per_cell}}},
+                   {"bytes_per_cell", nlohmann::json::object()},
                    {"verify_steps", kVerifySteps},
                    {"verify_tolerance", kVerifyTol}};
+  for (Physics p : kAllPhysics)
+    j["settings"]["bytes_per_cell"][to_string(p)] = traits(p).min_bytes_per_cell;
   j["timestamp"] = stamp;
   auto num = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); };
   for (const BenchRow& r : rows) {
