@@ -32,9 +32,9 @@
 #include "solver/run.hpp"
 #include "solver/run_ranks.hpp"
 #include "solver/survey.hpp"
+#include "solver/text_format.hpp"
 #include "solver/time_loop.hpp"
 #include "solver/wavelet.hpp"
-#include "solver/text_format.hpp"
 
 namespace seisfd {
 namespace {

@@ -59,9 +59,9 @@ constexpr int round_up(int n, int a) {
 // R / 2 pairs), at most P's radius (its registers), and one halo task a thread at most (2 RC
 // (32 + TY) halo cells for 32 TY threads). bench/sweep asks before it instantiates a policy.
 template <int R, class P>
-inline constexpr bool kHaloFits = R*(kTX + P::kTileRows) <= kTX* P::kTileRows;
+inline constexpr bool kHaloFits = (R * (kTX + P::kTileRows)) <= (kTX * P::kTileRows);
 template <int R, class P>
-inline constexpr bool kFits = R % 2 == 0 && R <= P::kMaxRadius&& kHaloFits<R, P>;
+inline constexpr bool kFits = (R % 2 == 0) && (R <= P::kMaxRadius) && kHaloFits<R, P>;
 
 // A 32 x TY tile (a thread a column) and the shared-memory layout of its block, in floats
 // (every box 128-byte aligned, as the TMA writes it).
