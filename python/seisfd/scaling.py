@@ -5,8 +5,9 @@ A step of a decomposed run (docs/parallel.md) costs, on the slowest rank,
     t_step = cells_local / R  +  t_sync  +  sum over axes with neighbours of t_axis
 
 with R the one-GPU rate (Gcells/s, measured; for a local grid between the sizes of the measured
-one-GPU runs interpolated in log(cells), beyond them the nearest one's), t_sync what stepping one step at a time and
-synchronising costs (measured: a run of several ranks less its compute and exposed exchange), and
+one-GPU runs interpolated in log(cells), beyond them the nearest one's), t_sync what stepping one
+step at a time and synchronising costs (measured: a run of several ranks less its compute and
+exposed exchange), and
 per axis (the exchange goes axis after axis) t_axis = latency + bytes / bandwidth of the slowest
 face of that axis. A face moves halo x (face cells) x fields x 4 bytes each way. Bandwidths
 depend on the link (NVLink inside a node, InfiniBand between nodes; both parameters) and on the
@@ -82,7 +83,7 @@ class Rate:
     """One GPU's rate (physical Gcells/s) as a function of the cells it updates: the measured
     one-GPU points, interpolated linearly in log(cells) between them and held at the nearest
     beyond them (a larger grid runs faster per cell on a GPU: fewer partial tiles, the absorbing
-    layer's share smaller). A plain number is a Rate of one point."""
+    layer's share smaller). The functions that take a rate take a plain number too (rate_at)."""
 
     def __init__(self, points):
         by = {}
@@ -105,6 +106,7 @@ class Rate:
 
 
 def rate_at(rate, cells):
+    """A Rate's value at `cells`, or a plain number as it is."""
     return rate(cells) if callable(rate) else rate
 
 
