@@ -7,9 +7,8 @@ A step of a decomposed run (docs/parallel.md) costs, on the slowest rank,
 with R the one-GPU rate (Gcells/s, measured; for a local grid between the sizes of the measured
 one-GPU runs interpolated in log(cells), beyond them the nearest one's), t_sync what stepping one
 step at a time and synchronising costs (measured: a run of several ranks less its compute and
-exposed exchange), and
-per axis (the exchange goes axis after axis) t_axis = latency + bytes / bandwidth of the slowest
-face of that axis. A face moves halo x (face cells) x fields x 4 bytes each way. Bandwidths
+exposed exchange), and per axis (the exchange goes axis after axis) t_axis = latency + bytes /
+bandwidth of the slowest face of that axis. A face moves halo x (face cells) x fields x 4 bytes each way. Bandwidths
 depend on the link (NVLink inside a node, InfiniBand between nodes; both parameters) and on the
 face's shape: z faces are contiguous planes, y faces contiguous rows, x faces rows of `halo`
 floats, which the current peer path pulls at a fraction of the link's rate (calibrated from the
