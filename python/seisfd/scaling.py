@@ -8,12 +8,12 @@ with R the one-GPU rate (Gcells/s, measured; for a local grid between the sizes 
 one-GPU runs interpolated in log(cells), beyond them the nearest one's), t_sync what stepping one
 step at a time and synchronising costs (measured: a run of several ranks less its compute and
 exposed exchange), and per axis (the exchange goes axis after axis) t_axis = latency + bytes /
-bandwidth of the slowest face of that axis. A face moves halo x (face cells) x fields x 4 bytes each way. Bandwidths
-depend on the link (NVLink inside a node, InfiniBand between nodes; both parameters) and on the
-face's shape: z faces are contiguous planes, y faces contiguous rows, x faces rows of `halo`
-floats, which the current peer path pulls at a fraction of the link's rate (calibrated from the
-measured exposed exchange of an x split). With `overlap`, the exchange hides behind the interior
-and a step costs max(interior, exchange) + the faces' compute instead.
+bandwidth of the slowest face of that axis. A face moves halo x (face cells) x fields x 4 bytes
+each way. Bandwidths depend on the link (NVLink inside a node, InfiniBand between nodes; both
+parameters) and on the face's shape: z faces are contiguous planes, y faces contiguous rows, x
+faces rows of `halo` floats, which the current peer path pulls at a fraction of the link's rate
+(calibrated from the measured exposed exchange of an x split). With `overlap`, the exchange hides
+behind the interior and a step costs max(interior, exchange) + the faces' compute instead.
 
 Weak efficiency at P GPUs: t_step(1 GPU, local grid) / t_step(P GPUs, P local grids); strong
 speed-up: t_step(1 GPU, grid) / t_step(P GPUs, same grid). The decomposition of P ranks is the
