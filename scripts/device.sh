@@ -267,7 +267,7 @@ step_sanitize() {
   log "compute-sanitizer"
   local m=${SANITIZE:-"test_gpu_variants:*o8_*:*o16_* test_engine_contract:*cuda* test_gpu:GpuDiagnostics.*:Registry/GpuVariant.NonFinite*o8* test_gpu_anisotropic:GpuAnisoDiagnostics.*:Registry/GpuAniso.*o4*"}
   for item in $m; do sanitize_one memcheck "${item%%:*}" "${item#*:}"; done
-  local r=${RACECHECK:-"test_gpu_variants:*o8_smem*:*o8_shfl*:*o8_tma*:*o8_cluster*:*o16_smem*:*o16_shfl*:*o16_tma*:*o16_cluster*-*smem_ring* test_gpu:GpuDiagnostics.Fused* test_gpu_anisotropic:*GpuAnisoSmallGrid*"}
+  local r=${RACECHECK:-"test_gpu_variants:*o8_smem*:*o8_shfl*:*o8_tma*:*o8_cluster*:*o16_smem*:*o16_shfl*:*o16_tma*:*o16_cluster*-*smem_ring* test_gpu:GpuDiagnostics.Fused* test_gpu_aniso_adjoint:*GpuAnisoSmallGrid*"}
   for item in $r; do sanitize_one racecheck "${item%%:*}" "${item#*:}"; done
 }
 
