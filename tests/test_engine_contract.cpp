@@ -385,7 +385,7 @@ TEST_P(EngineContract, BothDirectionsOnOneEngine) {
     EXPECT_THROW(apply_adjoint(*engine_, s_().rec, d, s_().src, s_().nt), std::invalid_argument);
     return;
   }
-  // d = F s + noise keeps the dot products free of cancellation (tests/test_gpu_anisotropic.cpp).
+  // d = F s + noise keeps the dot products free of cancellation (tests/test_gpu_aniso_adjoint.cpp).
   double rms = 0;
   for (double v : before) rms += v * v;
   rms = std::sqrt(rms / before.size());
